@@ -1,0 +1,29 @@
+"""depthwidth: how deep and how wide a Transformer should be, from Levine et al. 2020,
+"Limits to Depth Efficiencies of Self-Attention" (NeurIPS 2020, arXiv:2006.12467).
+
+The public Python API (pure functions returning frozen dataclasses):
+
+    >>> from depthwidth import bounds, replicate_width, surpass_width, plan
+    >>> bounds(12, 768, 12).log3_sep_lower
+    1681.565374950574
+"""
+__version__ = "0.1.0"
+
+__all__ = ["bounds", "bounds_grid", "regime", "threshold_depth", "replicate_width", "surpass_width",
+           "equivalence", "compare_shapes", "plan", "min_depth", "min_depth_exact", "empirical_optimum",
+           "parse_shape", "Shape", "InputError", "__version__"]
+
+_HOMES = {
+    "bounds": "theory", "bounds_grid": "theory", "regime": "theory", "threshold_depth": "theory",
+    "replicate_width": "solver", "surpass_width": "solver", "equivalence": "solver", "compare_shapes": "solver",
+    "plan": "planner", "min_depth": "planner", "min_depth_exact": "planner", "empirical_optimum": "planner",
+    "parse_shape": "shapes", "Shape": "shapes", "InputError": "errors",
+}
+
+
+def __getattr__(name):  # PEP 562: the API loads its modules on first use, keeping `depthwidth --help` fast
+    if name in _HOMES:
+        from importlib import import_module
+
+        return getattr(import_module(f"{__name__}.{_HOMES[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

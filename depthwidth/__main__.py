@@ -1,0 +1,4 @@
+"""python -m depthwidth"""
+from .cli import main
+
+main()

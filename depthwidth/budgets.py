@@ -1,0 +1,58 @@
+"""Parameter budgets: "1e9", "1_000_000_000", "350M", "1.3B", "1T", and FLOP/token conversions."""
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+
+from .errors import InputError
+
+MIN_PARAMS = 100
+MAX_PARAMS = 10**50
+BUDGET_SYNTAX = "expected a positive number like 1e9, 1_000_000_000, 350M, 1.3B or 1T (suffixes K, M, B or G, T)"
+_NUMBER = re.compile(r"(?:[0-9](?:_?[0-9])*(?:\.(?:[0-9](?:_?[0-9])*)?)?|\.[0-9]+)(?:[eE][-+]?[0-9]{1,4})?([kKmMbBgGtT]?)", re.ASCII)
+_SUFFIX = {"": 0, "k": 3, "m": 6, "b": 9, "g": 9, "t": 12}
+
+
+def parse_quantity(text: str, what: str = "budget") -> Decimal:
+    """A positive finite number with an optional K/M/B/G/T suffix, exactly (as a Decimal)."""
+    match = _NUMBER.fullmatch(text.strip()) if isinstance(text, str) else None
+    if match is None:
+        raise InputError(what, text, BUDGET_SYNTAX)
+    suffix = match[1]
+    digits = text.strip()[: len(text.strip()) - len(suffix)].replace("_", "")
+    try:
+        value = Decimal(digits).scaleb(_SUFFIX[suffix.lower()])
+    except InvalidOperation:  # pragma: no cover - the pattern admits only valid decimals
+        raise InputError(what, text, BUDGET_SYNTAX) from None
+    if value <= 0:
+        raise InputError(what, text, "must be positive; " + BUDGET_SYNTAX)
+    return value
+
+
+def check_params(value, text: str, what: str = "budget") -> int:
+    """Round a parameter count to a whole number and check it lies in [MIN_PARAMS, MAX_PARAMS]."""
+    if not MIN_PARAMS <= value <= MAX_PARAMS:
+        raise InputError(what, text, f"the parameter count must be between {MIN_PARAMS} and 1e50 (got {format(value, '.3g')})")
+    return int(Decimal(value).to_integral_value())
+
+
+def parse_params(text: str) -> int:
+    """--params: a parameter count."""
+    return check_params(parse_quantity(text, "budget"), text)
+
+
+def parse_tokens(text: str) -> int:
+    """--tokens D: the compute-optimal parameter count D/20 (Hoffmann et al. 2022)."""
+    from .planner import params_from_tokens
+
+    return check_params(params_from_tokens(parse_quantity(text, "token count")), text, "token count")
+
+
+def parse_flops(text: str) -> int:
+    """--flops C: the compute-optimal parameter count sqrt(C/120) (C = 6·N·D, D = 20·N)."""
+    from .planner import params_from_flops
+
+    value = parse_quantity(text, "FLOP budget")
+    if value > Decimal(10) ** 120:
+        raise InputError("FLOP budget", text, "must be at most 1e120 FLOPs")
+    return check_params(Decimal(params_from_flops(float(value))), text, "FLOP budget")

@@ -1,0 +1,21 @@
+"""The one exception type for bad input; cli.py turns it into exit code 2."""
+
+
+class InputError(ValueError):
+    """Bad user input: carries the offending value and what would have been accepted.
+
+    ``str(err)`` is the single stderr line the CLI prints, e.g.
+    ``bad shape '12x0': width must be an integer >= 2; expected DEPTHxWIDTH[xHEADS] such as 12x768``.
+    """
+
+    def __init__(self, what: str, value: object, accepted: str):
+        self.what = what
+        self.value = value
+        self.accepted = accepted
+        super().__init__(f"bad {what} {_show(value)}: {accepted}")
+
+
+def _show(value: object, limit: int = 60) -> str:
+    """repr() of the value, shortened so one error stays on one readable line."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 5] + "...'" + f" ({len(str(value))} chars)"

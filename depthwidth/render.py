@@ -1,0 +1,347 @@
+"""Writers for result records: Rich tables for people; JSON, JSONL, CSV and --field for machines.
+
+Records are the core's frozen dataclasses; their field names are the output contract and are
+never renamed here. Nothing in this module computes a result. Rich and Pydantic are imported
+only by the writer that needs them.
+"""
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+import math
+import sys
+from typing import Any, Callable, Iterable
+
+from .errors import InputError
+
+FORMATS = ("table", "json", "jsonl", "csv")
+
+
+def plain(value: Any) -> Any:
+    """Dataclasses to dicts, tuples to lists, non-finite floats to None (JSON never holds NaN)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def field_names(record: Any, prefix: str = "") -> list[str]:
+    """Every selectable field of a record, nested ones dotted (``deep.log3_sep_lower``)."""
+    names = []
+    for key, value in plain(record).items() if not isinstance(record, dict) else record.items():
+        names.append(prefix + key)
+        if isinstance(value, dict):
+            names += field_names(value, prefix + key + ".")
+    return names
+
+
+def pick(record: dict, name: str) -> Any:
+    """The value of a (dotted) field name in a plain record."""
+    for part in name.split("."):
+        record = record[part]
+    return record
+
+
+def check_field(sample: Any, name: str | None) -> None:
+    """Fail before any output when --field names no field of these records."""
+    if name is not None and name not in (names := field_names(sample)):
+        raise InputError("--field", name, "expected one of " + ", ".join(names))
+
+
+def scalar_text(value: Any) -> str:
+    """One value as text for --field and CSV: JSON spelling for null/booleans/lists, repr for floats."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, list):
+        return "; ".join(map(str, value)) if all(isinstance(v, str) for v in value) else json.dumps(value, allow_nan=False)
+    return str(value)
+
+
+def flatten(record: dict, prefix: str = "") -> dict:
+    """One CSV row: nested records become prefixed columns; lists of records are left to JSON."""
+    row = {}
+    for key, value in record.items():
+        if isinstance(value, dict):
+            row.update(flatten(value, f"{prefix}{key}_"))
+        elif not (isinstance(value, list) and value and isinstance(value[0], dict)):
+            row[prefix + key] = scalar_text(value)
+    return row
+
+
+def write_json(records: Any, out) -> None:
+    """JSON through Pydantic's TypeAdapter: the dataclasses are the schema; NaN/inf become null."""
+    out.write(_adapter(type(records[0]) if isinstance(records, list) and records else type(records), isinstance(records, list))
+              .dump_json(records, indent=2).decode())
+    out.write("\n")
+
+
+def write_jsonl(records: list, out) -> None:
+    """One compact JSON object per line."""
+    adapter = _adapter(type(records[0]), False) if records else None
+    for record in records:
+        out.write(adapter.dump_json(record).decode())
+        out.write("\n")
+
+
+def _adapter(kind: type, many: bool):
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(list[kind] if many else kind)
+
+
+def write_csv(records: list, out) -> None:
+    """A header and one row per record (scalar fields; nested records as prefixed columns)."""
+    rows = [flatten(plain(r)) for r in records]
+    if not rows:
+        return
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+
+
+def write_field(records: list, name: str, out) -> None:
+    """Just one field's value per record, one per line, for $(...) capture."""
+    for record in records:
+        out.write(scalar_text(pick(plain(record), name)) + "\n")
+
+
+def emit(records: Any, fmt: str, field: str | None, table: Callable[[Any], Iterable[Any]], out=None) -> None:
+    """Write records (a list, or one object for compare) in the chosen format to stdout."""
+    out = out or sys.stdout
+    many = records if isinstance(records, list) else [records]
+    if many:
+        check_field(many[0], field)
+    if field is not None:
+        write_field(many, field, out)
+    elif fmt == "json":
+        write_json(records, out)
+    elif fmt == "jsonl":
+        write_jsonl(many, out)
+    elif fmt == "csv":
+        write_csv(many, out)
+    else:
+        console = make_console(out)
+        for renderable in table(records):
+            console.print(renderable)
+
+
+def make_console(out):
+    """A Rich console on ``out``; wide enough off a terminal that tables do not wrap."""
+    from rich.console import Console
+
+    terminal = hasattr(out, "isatty") and out.isatty()
+    return Console(file=out, width=None if terminal else 160, highlight=False, soft_wrap=False)
+
+
+# ---- number formats for tables -------------------------------------------------------------
+
+def fmt_log3(value: float | None, vacuous: bool = False) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:,.3f}" + (" (vacuous)" if vacuous else "")
+
+
+def fmt_count(value: float | int | None) -> str:
+    """Human parameter counts: 983M, 1.3B, 3.2e+30."""
+    if value is None:
+        return "n/a"
+    if abs(value) >= 1e15:
+        return f"{value:.3g}"
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g}{suffix}"
+    return f"{value:g}"
+
+
+def fmt_width(width: int | None, log10_width: float | None) -> str:
+    """An exact width, or 10^x when only its log10 is known."""
+    if width is not None:
+        return f"{width:,}"
+    if log10_width is None:
+        return "n/a"
+    return f"10^{log10_width:.3f}" if log10_width < 1e6 else f"10^{log10_width:.6g}"
+
+
+def fmt_log10_count(log10_value: float | None) -> str:
+    if log10_value is None:
+        return "n/a"
+    return fmt_count(10**log10_value) if log10_value < 15 else f"10^{log10_value:.6g}"
+
+
+# ---- tables, one per record kind ---------------------------------------------------------------
+
+def _table(title: str, columns: list[str], rows: Iterable[list[str]], right=()):
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", header_style="bold")
+    for name in columns:
+        table.add_column(name, justify="right" if name in right else "left")
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def _notes(notes: Iterable[str], title: str = "Notes"):
+    from rich.text import Text
+
+    lines = list(dict.fromkeys(notes))
+    return Text(title + ":\n" + "\n".join(f"  - {n}" for n in lines) + "\n") if lines else Text("")
+
+
+SHAPE_COLUMNS = ["shape", "params", "log3 d", "regime", "log3 sep lower", "log3 sep upper"]
+
+
+def _shape_row(r) -> list[str]:
+    return [f"{r.depth}x{r.width}x{r.heads}", fmt_count(r.params), f"{r.threshold_depth:.3f}", r.regime,
+            fmt_log3(r.log3_sep_lower, r.lower_vacuous), fmt_log3(r.log3_sep_upper)]
+
+
+def bounds_tables(records):
+    yield _table("Separation-rank bounds (Levine et al. 2020, Theorems 1-2)", SHAPE_COLUMNS,
+                 map(_shape_row, records), right={"params", "log3 d", "log3 sep lower", "log3 sep upper"})
+    yield _notes(f"{r.depth}x{r.width}x{r.heads}: {n}" for r in records for n in r.notes)
+
+
+def plan_tables(plans):
+    for p in plans:
+        summary = [
+            ["budget", f"{fmt_count(p.params)} parameters" + ("" if p.budget_source == "params" else f" (from {p.budget_source})")],
+            ["minimal depth", f"{p.min_depth} (L* = {p.min_depth_exact:.3f}, where L = log3 d)"],
+            ["width", f"{p.width:,} (exact {p.width_exact:,.1f})"],
+            ["heads", str(p.heads)],
+            ["shape", f"{p.min_depth}x{p.width}x{p.heads}, {p.regime}"],
+            ["params actual", f"{fmt_count(p.params_actual)} ({p.params_deviation:+.1%} from budget)"],
+            ["empirical optimum", f"depth {p.empirical_depth:.1f}, width {p.empirical_width:,.0f} (fit, not theory)"],
+        ]
+        yield _table(f"Plan for {fmt_count(p.params)} parameters", ["", ""], summary)
+        yield _table("Candidate shapes", ["depth", "width", "heads", "params", "d/L", "regime", "log3 sep lower", "log3 sep upper"],
+                     ([str(c.depth), f"{c.width:,}", str(c.heads), fmt_count(c.params), f"{c.aspect_ratio:.1f}", c.regime,
+                       fmt_log3(c.log3_sep_lower, c.lower_vacuous), fmt_log3(c.log3_sep_upper)] for c in p.candidates),
+                     right={"depth", "width", "heads", "params", "d/L", "log3 sep lower", "log3 sep upper"})
+        yield _notes(p.notes)
+
+
+def compare_tables(c):
+    rows = [[label] + _shape_row(r) for label, r in (("deep", c.deep), ("shallow", c.shallow))]
+    yield _table("Compare", ["", *SHAPE_COLUMNS], rows, right={"params", "log3 d", "log3 sep lower", "log3 sep upper"})
+    gap = "n/a" if c.log3_gap is None else f"{c.log3_gap:,.3f}"
+    at = f"at depth {c.shallow.depth}, heads {c.shallow.heads}"
+    yield _table("Verdict", ["", ""], [
+        ["verdict", c.verdict],
+        ["log3 gap", gap],
+        ["params ratio (deep/shallow)", f"{c.params_ratio:.4g}"],
+        [f"replicate width {at}", fmt_width(c.replicate_width, c.replicate_log10_width)],
+        [f"surpass width {at}", fmt_width(c.surpass_width, c.surpass_log10_width)],
+        ["empirical depth for size", f"deep {c.deep_empirical_depth:.1f}, shallow {c.shallow_empirical_depth:.1f}"],
+    ])
+    yield _notes(c.notes)
+
+
+def equiv_tables(records):
+    yield _table("Widths a shallower network needs (Levine et al. 2020, Corollaries 1-2)",
+                 ["deep", "shallow depth", "heads", "replicate width", "its params", "surpass width", "its params"],
+                 ([r.deep, str(r.shallow_depth), str(r.shallow_heads),
+                   fmt_width(r.replicate_width, r.replicate_log10_width), fmt_log10_count(r.replicate_log10_params),
+                   fmt_width(r.surpass_width, r.surpass_log10_width), fmt_log10_count(r.surpass_log10_params)] for r in records),
+                 right={"shallow depth", "heads", "replicate width", "its params", "surpass width", "its params"})
+    yield _notes(f"{r.deep} at depth {r.shallow_depth}: {n}" for r in records for n in r.notes)
+
+
+# ---- grids: whole NumPy chunks formatted at once, written as they come ---------------------------
+
+def grid_columns() -> list[str]:
+    """A grid row has exactly the fields of a shape record."""
+    from .theory import Bounds
+
+    return [f.name for f in dataclasses.fields(Bounds)]
+
+
+def _grid_text_columns(chunk: dict, json_style: bool) -> dict:
+    """Every column of a chunk as an array of strings: CSV spelling, or JSON literals."""
+    import numpy as np
+
+    from .theory import REGIME_CODES
+
+    null = "null" if json_style else ""
+
+    def floats(values):
+        return np.where(np.isfinite(values), values.astype(str), null)
+
+    def quoted(texts):
+        return np.array([json.dumps(t) for t in texts]) if json_style else texts
+
+    notes = chunk["notes"]
+    note_text = np.full(notes.shape, "[]" if json_style else "", dtype=object)
+    for i in np.flatnonzero(notes != None):  # noqa: E711 - element-wise comparison with None
+        note_text[i] = json.dumps(list(notes[i])) if json_style else _csv_cell("; ".join(notes[i]))
+    return {
+        "depth": chunk["depth"].astype(str), "width": chunk["width"].astype(str), "heads": chunk["heads"].astype(str),
+        "params": chunk["params"].astype(str), "threshold_depth": floats(chunk["threshold_depth"]),
+        "regime": quoted(np.array(REGIME_CODES)[chunk["regime_code"]]),
+        "theorem": np.array([null, "1", "2"])[chunk["theorem"]],
+        "log3_sep_lower": floats(chunk["log3_sep_lower"]), "log3_sep_upper": floats(chunk["log3_sep_upper"]),
+        "lower_vacuous": np.where(chunk["lower_vacuous"], "true", "false"), "notes": note_text,
+    }
+
+
+def _csv_cell(text: str) -> str:
+    """Quote a CSV cell the way csv.QUOTE_MINIMAL would."""
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n\r') else text
+
+
+def stream_grid(chunks: Iterable[dict], fmt: str, field: str | None, out) -> None:
+    """Write grid chunks as CSV, JSONL, JSON, a table, or one --field, never holding the whole grid."""
+    names = grid_columns()
+    if field is not None and field not in names:
+        raise InputError("--field", field, "expected one of " + ", ".join(names))
+    if fmt == "table" and field is None:
+        from .theory import REGIME_CODES, Bounds
+
+        records = []
+        for chunk in chunks:
+            for i in range(chunk["depth"].size):
+                def value(key, cast):
+                    v = chunk[key][i]
+                    return None if isinstance(v, float) and not math.isfinite(v) else cast(v)
+                records.append(Bounds(int(chunk["depth"][i]), int(chunk["width"][i]), int(chunk["heads"][i]),
+                                      int(chunk["params"][i]), float(chunk["threshold_depth"][i]),
+                                      REGIME_CODES[chunk["regime_code"][i]], int(chunk["theorem"][i]) or None,
+                                      value("log3_sep_lower", float), value("log3_sep_upper", float),
+                                      bool(chunk["lower_vacuous"][i]), tuple(chunk["notes"][i] or ())))
+        console = make_console(out)
+        for renderable in bounds_tables(records):
+            console.print(renderable)
+        return
+    json_style = fmt in ("json", "jsonl") and field is None
+    first = True
+    if fmt == "csv" and field is None:
+        out.write(",".join(names) + "\n")
+    elif fmt == "json" and field is None:
+        out.write("[")
+    for chunk in chunks:
+        columns = _grid_text_columns(chunk, json_style)
+        if field is not None:
+            lines = columns[field]
+            if field == "notes":
+                lines = [n.strip('"').replace('""', '"') for n in lines]
+        elif json_style:
+            lines = ("{" + ",".join(f'"{k}":{v}' for k, v in zip(names, row)) + "}" for row in zip(*(columns[n] for n in names)))
+        else:
+            lines = map(",".join, zip(*(columns[n] for n in names)))
+        text = ("\n" if fmt == "json" and field is None else "\n").join(lines)
+        if fmt == "json" and field is None:
+            out.write(("\n" if first else ",\n") + text.replace("}\n{", "},\n{"))
+        else:
+            out.write(text + "\n")
+        first = False
+    if fmt == "json" and field is None:
+        out.write("\n]\n")

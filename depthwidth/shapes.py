@@ -1,0 +1,76 @@
+"""Transformer shapes: depth x width x heads, their parsing and parameter counting."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .errors import InputError
+
+MAX_DEPTH = 10**6
+MAX_WIDTH = 10**15  # every accepted width is exact as a float (< 2**53)
+HEAD_DIM = 64  # the 64-dimensional head convention behind the default head count
+
+SHAPE_SYNTAX = "expected DEPTHxWIDTH[xHEADS] with whole numbers, such as 12x768 or 12x768x12"
+_SHAPE = re.compile(r"([0-9]+)[xX]([0-9]+)(?:[xX]([0-9]+))?", re.ASCII)
+_SHAPE_LIKE = re.compile(r"[-+0-9.]|[xX][0-9]", re.ASCII)  # an attempt at a shape, not a name
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A stack of ``depth`` self-attention layers of width d_x = ``width`` with ``heads`` heads."""
+
+    depth: int
+    width: int
+    heads: int
+
+    def __str__(self) -> str:
+        return f"{self.depth}x{self.width}x{self.heads}"
+
+
+def default_heads(width, head_dim: int = HEAD_DIM, xp=None):
+    """width / head_dim rounded to the nearest integer, at least 1 and below the width.
+
+    With ``xp=numpy``, element-wise over an integer array of widths."""
+    if xp is None:
+        return max(1, min(width - 1, int(width / head_dim + 0.5)))
+    return xp.clip(xp.floor(width / head_dim + 0.5).astype(width.dtype), 1, width - 1)
+
+
+def params(depth, width):
+    """Non-embedding parameters 12·L·d² (4d² attention + 8d² feed-forward; Kaplan et al. 2020)."""
+    return 12 * depth * width * width
+
+
+def make_shape(depth: int, width: int, heads: int | None = None, text: object = None) -> Shape:
+    """Validate integers into a Shape; ``text`` is what the user wrote, for the error message."""
+    shown = text if text is not None else f"{depth}x{width}" + ("" if heads is None else f"x{heads}")
+    if not 1 <= depth <= MAX_DEPTH:
+        raise InputError("shape", shown, f"depth must be a whole number from 1 to {MAX_DEPTH:,}; {SHAPE_SYNTAX}")
+    if not 2 <= width <= MAX_WIDTH:
+        raise InputError("shape", shown, f"width must be a whole number from 2 to 10^15; {SHAPE_SYNTAX}")
+    if heads is None:
+        heads = default_heads(width)
+    if not 1 <= heads < width:
+        raise InputError("shape", shown, f"heads must be a whole number from 1 to width-1 = {width - 1} (the theorems need H < d)")
+    return Shape(depth, width, heads)
+
+
+def parse_shape(text: str, heads: int | None = None) -> Shape:
+    """Parse ``LxD`` or ``LxDxH`` (ASCII digits only); ``heads`` overrides a missing or given H."""
+    match = _SHAPE.fullmatch(text.strip()) if isinstance(text, str) else None
+    if match is None:
+        raise InputError("shape", text, SHAPE_SYNTAX)
+    depth, width = int(match[1]), int(match[2])
+    given = int(match[3]) if match[3] is not None else None
+    return make_shape(depth, width, heads if heads is not None else given, text)
+
+
+def resolve_shape(text: str, heads: int | None = None) -> Shape:
+    """A shape string, or else the name of a catalogue model (case-insensitive)."""
+    stripped = text.strip() if isinstance(text, str) else ""
+    if stripped and not _SHAPE_LIKE.match(stripped):
+        from .catalog import lookup  # only paths that name models pay for the catalogue
+
+        model = lookup(stripped)
+        return make_shape(model.depth, model.width, heads if heads is not None else model.heads, text)
+    return parse_shape(text, heads)

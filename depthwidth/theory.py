@@ -1,0 +1,195 @@
+"""Separation-rank bounds of self-attention networks.
+
+Source: Levine, Wies, Sharir, Bata, Shashua, "Limits to Depth Efficiencies of Self-Attention"
+(NeurIPS 2020, arXiv:2006.12467). Every quantity about the separation rank ``sep`` is carried as
+log3(sep), which is at most a few times 10^21 for any accepted shape, so nothing overflows.
+
+Each formula is written once and evaluates on Python numbers (``xp=math``) or NumPy arrays
+(``xp=numpy``); ``bounds()`` is the scalar entry point and ``bounds_grid()`` the vectorized one.
+Nothing here imports NumPy at module level: scalar callers never pay for it.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .shapes import params
+
+LN3 = math.log(3.0)
+LOG3_2 = math.log(2.0) / LN3
+# Theorem 2's c2 reads log3((d/2)·sqrt(2·sqrt(2e))) (the literal reading, see README "Formula notes").
+UB2_ARG_PER_WIDTH = 0.5 * math.sqrt(2.0 * math.sqrt(2.0 * math.e))
+
+EFFICIENT = "depth-efficient"  # 3^L < d: Theorem 1
+INEFFICIENT = "depth-inefficient"  # 3^L > d: Theorem 2
+THRESHOLD = "threshold"  # 3^L == d: neither theorem applies
+REGIME_CODES = (EFFICIENT, THRESHOLD, INEFFICIENT)  # code = 1 + sign(3^L - d)
+
+_POW3_INT64 = 39  # 3**39 < 2**63 <= 3**40: largest power of 3 an int64 holds
+
+
+def threshold_depth(width, xp=math):
+    """log3(d), the depth at which self-attention stops being depth-efficient (Levine et al. 2020)."""
+    return xp.log(width) / LN3
+
+
+def compare_pow3(depth: int, width: int) -> int:
+    """sign(3**depth - width), exactly: never through floating-point logs (log(729, 3) < 6)."""
+    if depth * 1.5849625 > width.bit_length() + 1:  # 3**depth has more bits than width: skip the big power
+        return 1
+    power = 3**depth
+    return (power > width) - (power < width)
+
+
+def regime(depth: int, width: int) -> str:
+    """Which theorem governs (L, d): depth-efficient (3^L < d), depth-inefficient (3^L > d), or threshold."""
+    return REGIME_CODES[1 + compare_pow3(int(depth), int(width))]
+
+
+def log3_sep_lower_efficient(depth, width, heads, xp=math):
+    """Theorem 1 lower bound: 3^(L-2)·(log3(d-H) + 2 - L - log3 2)."""
+    return 3.0 ** (depth - 2) * (xp.log(width - heads) / LN3 + 2 - depth - LOG3_2)
+
+
+def log3_sep_upper_efficient(depth, width, heads, xp=math):
+    """Theorem 1 upper bound: ((3^L - 1)/2)·log3(d + H)."""
+    return (3.0**depth - 1) / 2 * (xp.log(width + heads) / LN3)
+
+
+def log3_sep_lower_inefficient(depth, width, heads, xp=math):
+    """Theorem 2 lower bound: d·L/2 - L·(H/2 + 1) - d·(1 + log3((d - H)/2)/2)."""
+    return 0.5 * width * depth - depth * (heads / 2 + 1) - width * (1 + 0.5 * xp.log((width - heads) / 2) / LN3)
+
+
+def log3_sep_upper_inefficient(depth, width, heads, xp=math):
+    """Theorem 2 upper bound: 2·d·L + L - 2·d·log3((d/2)·sqrt(2·sqrt(2e))) + log3 d (H does not enter)."""
+    return 2.0 * width * depth + depth - 2.0 * width * (xp.log(width * UB2_ARG_PER_WIDTH) / LN3) + xp.log(width) / LN3
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """The shape record: a shape, its regime, and the valid theorem's bounds on log3(sep)."""
+
+    depth: int
+    width: int
+    heads: int
+    params: int
+    threshold_depth: float
+    regime: str
+    theorem: int | None
+    log3_sep_lower: float | None
+    log3_sep_upper: float | None
+    lower_vacuous: bool
+    notes: tuple[str, ...]
+
+
+def bounds(depth: int, width: int, heads: int) -> Bounds:
+    """Bounds on log3(sep) for an L x d network with H heads, from the theorem valid at (L, d).
+
+    The lower bound is clamped at 0 and flagged vacuous where the formula gives <= 0 (sep >= 1
+    always). The upper bound is None where the printed formula falls below the lower bound.
+    """
+    depth, width, heads = int(depth), int(width), int(heads)
+    kind = regime(depth, width)
+    common = dict(depth=depth, width=width, heads=heads, params=params(depth, width),
+                  threshold_depth=threshold_depth(width), regime=kind)
+    if kind == THRESHOLD:
+        return Bounds(**common, theorem=None, log3_sep_lower=None, log3_sep_upper=None, lower_vacuous=False,
+                      notes=bound_notes(depth, None, 0.0, 0.0))
+    if kind == EFFICIENT:
+        theorem, raw_lower, raw_upper = 1, log3_sep_lower_efficient(depth, width, heads), log3_sep_upper_efficient(depth, width, heads)
+    else:
+        theorem, raw_lower, raw_upper = 2, log3_sep_lower_inefficient(depth, width, heads), log3_sep_upper_inefficient(depth, width, heads)
+    lower = max(raw_lower, 0.0)
+    return Bounds(**common, theorem=theorem, log3_sep_lower=lower, log3_sep_upper=raw_upper if raw_upper >= lower else None,
+                  lower_vacuous=raw_lower <= 0, notes=bound_notes(depth, theorem, raw_lower, raw_upper))
+
+
+def bound_notes(depth: int, theorem: int | None, raw_lower: float, raw_upper: float) -> tuple[str, ...]:
+    """Why a bound is missing or vacuous; ``theorem`` None means the threshold d = 3^L."""
+    if theorem is None:
+        return (f"d = 3^{depth} exactly: neither Theorem 1 (3^L < d) nor Theorem 2 (3^L > d) applies, so no bounds",)
+    notes = []
+    if raw_lower <= 0:
+        notes.append(f"Theorem {theorem} lower bound formula gives {raw_lower:.3f} <= 0: vacuous (only sep >= 1), reported as 0")
+    if raw_upper < max(raw_lower, 0.0):
+        notes.append(f"Theorem {theorem} upper bound formula gives {raw_upper:.3f}, below the lower bound: "
+                     "no information here (literal reading of c2, README 'Formula notes'), reported as unavailable")
+    return tuple(notes)
+
+
+def regime_codes(depth, width):
+    """Vectorized exact regime: 0 depth-efficient, 1 threshold, 2 depth-inefficient (index into REGIME_CODES)."""
+    import numpy as np
+
+    depth = np.asarray(depth, dtype=np.int64)
+    width = np.asarray(width, dtype=np.int64)
+    powers = np.array([3**k for k in range(_POW3_INT64 + 1)], dtype=np.int64)
+    power = powers[np.clip(depth, 0, _POW3_INT64)]
+    sign = np.where(depth > _POW3_INT64, 1, np.sign(power - width))  # any int64 width is below 3**40
+    return (sign + 1).astype(np.int8)
+
+
+def bounds_grid(depth, width, heads):
+    """``bounds()`` over broadcast NumPy arrays, returned as a dict of arrays.
+
+    Keys: ``regime_code`` (int8, see ``regime_codes``), ``theorem`` (0 where none),
+    ``log3_sep_lower`` and ``log3_sep_upper`` (float64, NaN where unavailable), ``lower_vacuous``
+    (bool), and the unclamped ``lower_formula`` / ``upper_formula`` (NaN on the threshold).
+    Same formulas and clamping rules as ``bounds()``.
+    """
+    import numpy as np
+
+    depth, width, heads = np.broadcast_arrays(np.asarray(depth, np.int64), np.asarray(width, np.int64), np.asarray(heads, np.int64))
+    code = regime_codes(depth, width)
+    raw_lower = np.full(depth.shape, np.nan)
+    raw_upper = np.full(depth.shape, np.nan)
+    for theorem_code, lower_formula, upper_formula in (
+        (0, log3_sep_lower_efficient, log3_sep_upper_efficient),
+        (2, log3_sep_lower_inefficient, log3_sep_upper_inefficient),
+    ):
+        mask = code == theorem_code
+        if mask.any():
+            L, d, H = (a[mask].astype(np.float64) for a in (depth, width, heads))
+            raw_lower[mask] = lower_formula(L, d, H, xp=np)
+            raw_upper[mask] = upper_formula(L, d, H, xp=np)
+    lower_vacuous = raw_lower <= 0  # False where NaN
+    lower = np.where(lower_vacuous, 0.0, raw_lower)
+    upper = np.where(raw_upper >= lower, raw_upper, np.nan)
+    theorem = (code == 0) + 2 * (code == 2)
+    return {"regime_code": code, "theorem": theorem.astype(np.int8), "log3_sep_lower": lower, "log3_sep_upper": upper,
+            "lower_vacuous": lower_vacuous, "lower_formula": raw_lower, "upper_formula": raw_upper}
+
+
+def iter_bounds_grid(depths, widths, heads=None, rows_per_chunk: int = 1 << 16):
+    """The grid depths x widths (depth-major) in chunks of whole depths, as dicts of arrays.
+
+    Each chunk holds ``depth``, ``width``, ``heads``, ``params`` (exact: int64, or Python ints past
+    2^63), ``threshold_depth``,
+    the ``bounds_grid`` keys, and ``notes``: an object array, None where a row has no note.
+    ``heads`` None means the default width/64 per width.
+    """
+    import numpy as np
+
+    from .shapes import default_heads
+
+    widths = np.asarray(widths, np.int64)
+    head_row = default_heads(widths, xp=np) if heads is None else np.full(widths.shape, heads, np.int64)
+    log3_width = threshold_depth(widths.astype(np.float64), xp=np)
+    per_chunk = max(1, rows_per_chunk // max(1, widths.size))
+    depths = np.asarray(depths, np.int64)
+    exact_int64 = 12 * int(depths.max(initial=1)) * int(widths.max(initial=1)) ** 2 < 2**63
+    for start in range(0, depths.size, per_chunk):
+        block = depths[start:start + per_chunk]
+        depth = np.repeat(block, widths.size)
+        width, head = np.tile(widths, block.size), np.tile(head_row, block.size)
+        chunk = {"depth": depth, "width": width, "heads": head,
+                 "params": params(depth, width) if exact_int64 else params(depth.astype(object), width.astype(object)),
+                 "threshold_depth": np.tile(log3_width, block.size), **bounds_grid(depth, width, head)}
+        notes = np.full(depth.size, None, dtype=object)
+        flagged = (chunk["regime_code"] == 1) | chunk["lower_vacuous"] | ((chunk["theorem"] > 0) & np.isnan(chunk["log3_sep_upper"]))
+        for i in np.flatnonzero(flagged):
+            theorem = int(chunk["theorem"][i]) or None
+            notes[i] = bound_notes(int(depth[i]), theorem, float(chunk["lower_formula"][i]), float(chunk["upper_formula"][i]))
+        chunk["notes"] = notes
+        yield chunk
