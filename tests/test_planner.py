@@ -1,0 +1,94 @@
+"""Minimal depth per budget (Lambert W) and the empirical rule of the NeurIPS version."""
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from depthwidth.planner import (
+    aligned_width, candidate_depths, empirical_optimum, lambert_w, min_depth, min_depth_exact, params_from_flops,
+    params_from_tokens, plan, width_for,
+)
+from depthwidth.theory import compare_pow3
+
+
+@pytest.mark.parametrize("budget, exact, integer, width", [
+    (10**9, 7.390, 8, 3227.5), (10**7, 5.434, 6, 372.7), (10**12, 10.380, 11, 87038.8),
+])
+def test_card_minimal_depths(budget, exact, integer, width):
+    assert round(min_depth_exact(budget), 3) == exact
+    assert min_depth(budget) == integer
+    assert round(width_for(budget, integer), 1) == width
+
+
+def test_plan_1e9():
+    p = plan(10**9)
+    assert (p.min_depth, p.width, p.heads) == (8, 3200, 50)
+    assert p.width_exact == pytest.approx(3227.486, abs=1e-3)
+    assert p.params_actual == 12 * 8 * 3200**2 and p.params_deviation == pytest.approx(-0.01696)
+    assert p.empirical_depth == pytest.approx(40.2, abs=0.1) and p.empirical_width == pytest.approx(1440, abs=5)
+    depths = [c.depth for c in p.candidates]
+    assert depths[0] == 8 and depths[-1] > p.empirical_depth and depths == sorted(set(depths))
+    assert all(c.aspect_ratio == c.width / c.depth for c in p.candidates)
+
+
+def test_empirical_rule_reproduces_the_papers_claims():
+    """1T -> width ~30K (depth ~95); GPT-3 175B's size -> depth ~80 < its 96 layers."""
+    depth, width = empirical_optimum(10**12)
+    assert depth == pytest.approx(95, abs=1) and width == pytest.approx(29.7e3, rel=0.01)
+    depth, _ = empirical_optimum(12 * 96 * 12288**2)
+    assert depth == pytest.approx(80, abs=1) and depth < 96
+
+
+@pytest.mark.parametrize("z", [1e-12, 0.1, 1.0, math.e, 10.0, 1e6, 1e100, 1e300])
+def test_lambert_w_inverts_w_exp_w(z):
+    w = lambert_w(z)
+    assert w + math.log(w) == pytest.approx(math.log(z), rel=1e-14, abs=1e-14) if z > 1 else w * math.exp(w) == pytest.approx(z, rel=1e-14)
+
+
+def test_lambert_w_rejects_bad_arguments():
+    for z in (-1.0, math.inf, math.nan):
+        with pytest.raises(ValueError):
+            lambert_w(z)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(100, 10**40))
+def test_min_depth_is_the_smallest_depth_meeting_the_rule(budget):
+    depth = min_depth(budget)
+    assert 12 * depth * 9**depth >= budget
+    assert depth == 1 or 12 * (depth - 1) * 9 ** (depth - 1) < budget
+    assert depth - 1 <= min_depth_exact(budget) <= depth + 1e-9
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(100, 10**30))
+def test_planned_shape_respects_the_threshold_and_stays_finite(budget):
+    p = plan(budget)
+    assert compare_pow3(p.min_depth, p.width) >= 0  # depth >= log3(width)
+    assert 1 <= p.heads < p.width
+    for value in (p.min_depth_exact, p.width_exact, p.empirical_depth, p.empirical_width, p.params_deviation):
+        assert math.isfinite(value)
+
+
+def test_aligned_width_rounds_but_never_crosses_the_threshold():
+    assert aligned_width(3227.5, 64) == 3200
+    assert aligned_width(6.45, 64) == 6  # below one alignment step: plain rounding
+    assert aligned_width(720.0, 64, depth=6) == 704  # 768 would put 3^6 = 729 below the width
+
+
+def test_tiny_and_huge_budgets():
+    tiny = plan(1000)
+    assert (tiny.min_depth, tiny.width, tiny.heads) == (2, 6, 1)
+    huge = plan(10**30)
+    assert huge.min_depth == 29 and math.isfinite(huge.width_exact)
+
+
+def test_compute_optimal_conversions():
+    assert params_from_tokens(2e10) == 1e9
+    assert params_from_flops(120 * 1e18) == pytest.approx(1e9)
+
+
+def test_candidate_depth_ladder():
+    assert candidate_depths(8, 40.2) == [8, 12, 16, 24, 32, 40, 48]
+    assert len(candidate_depths(29, 454.0)) <= 12
