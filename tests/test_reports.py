@@ -1,0 +1,92 @@
+"""Real models in: catalogue reports, config reports, and the reproduction of the paper's claims."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from depthwidth.catalog import load_models, lookup
+from depthwidth.claims import DIFFERS, REPRODUCED, claims
+from depthwidth.hfconfig import inspect_config, read_config_file
+from depthwidth.reports import config_report, model_report
+
+CONFIGS = Path(__file__).parent / "configs"
+
+
+def run(*args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "depthwidth", *args], input=stdin, capture_output=True, text=True)
+
+
+def test_model_reports():
+    bert = model_report(lookup("bert-base"))
+    assert (bert.depth, bert.width, bert.heads, bert.regime) == (12, 768, 12, "depth-inefficient")
+    assert round(bert.log3_sep_lower, 3) == 1681.565
+    gpt3 = model_report(lookup("gpt3-175b"))
+    assert (gpt3.depth, gpt3.width, gpt3.heads) == (96, 12288, 96)
+    assert gpt3.empirical_depth == pytest.approx(80.5, abs=0.1) and gpt3.depth > gpt3.empirical_depth
+    assert any("deeper by 19%" in n for n in gpt3.notes)
+
+
+@pytest.mark.parametrize("name, shape, real", [
+    ("bert-base", (12, 768, 12), 12 * (4 * 768**2 + 2 * 768 * 3072)),
+    ("gpt2", (12, 768, 12), 12 * (4 * 768**2 + 2 * 768 * 3072)),
+    ("llama-7b", (32, 4096, 32), 6_476_005_376),
+])
+def test_config_reports(name, shape, real):
+    report = config_report(inspect_config(read_config_file(CONFIGS / f"{name}.json"), name))
+    assert (report.depth, report.width, report.heads) == shape
+    assert report.params_real == real and report.params == 12 * shape[0] * shape[1] ** 2
+    assert report.min_depth >= 1 and report.empirical_depth > 0
+
+
+def test_vocabulary_bottleneck_note():
+    cfg = json.loads((CONFIGS / "gpt2.json").read_text())
+    cfg.update(n_embd=1024 * 64, n_head=64, vocab_size=50257)
+    report = config_report(inspect_config(cfg, "wide"))
+    assert report.vocab_bottleneck and any("Wies et al. 2021" in n for n in report.notes)
+
+
+def test_claims_recompute_and_report_the_worked_example_honestly():
+    by_id = {c.claim: c for c in claims()}
+    assert by_id["threshold-width-1000"].status == REPRODUCED
+    assert by_id["worked-example-depth-3"].status == DIFFERS and by_id["worked-example-depth-3"].computed == "76,137"
+    assert by_id["worked-example-depth-2"].status == DIFFERS and "145.0" in by_id["worked-example-depth-2"].reason
+    assert by_id["kaplan-depth-6"].computed_value == 6
+    assert by_id["1t-width-30k"].status == REPRODUCED and abs(by_id["1t-width-30k"].computed_value - 29657) < 5
+    assert by_id["gpt3-too-deep"].status == REPRODUCED
+    assert {c.status for c in claims()} <= {REPRODUCED, DIFFERS}
+
+
+def test_reproduce_cli_strict_exit_code():
+    plain, strict = run("reproduce"), run("reproduce", "--strict")
+    assert plain.returncode == 0 and "reproduced" in plain.stdout and "differs" in plain.stdout
+    assert strict.returncode == 1 and strict.stdout == plain.stdout
+
+
+def test_models_cli():
+    records = json.loads(run("models", "--format", "json").stdout)
+    assert len(records) == len(load_models()) >= 30
+    llamas = json.loads(run("models", "--filter", "llama*", "--sort", "depth", "--format", "json").stdout)
+    assert llamas and all(r["name"].startswith("llama") for r in llamas)
+    assert [r["depth"] for r in llamas] == sorted(r["depth"] for r in llamas)
+    big = json.loads(run("models", "--min-params", "100B", "--format", "json").stdout)
+    assert big and all(r["published_params"] >= 1e11 for r in big)
+
+
+def test_model_names_work_wherever_shapes_do():
+    result = json.loads(run("compare", "--deep", "gpt3-175b", "--shallow", "80x13440", "--format", "json").stdout)
+    assert (result["deep"]["depth"], result["deep"]["width"]) == (96, 12288)
+    out = run("bounds", "BERT-Base", "llama-7b", "--field", "width")
+    assert out.stdout.split() == ["768", "4096"]
+    miss = run("bounds", "bert-bas")
+    assert miss.returncode == 2 and "bert-base" in miss.stderr and miss.stdout == ""
+
+
+def test_inspect_cli_files_and_stdin():
+    out = json.loads(run("inspect", str(CONFIGS / "llama-7b.json"), str(CONFIGS / "t5-base.json"), "--format", "json").stdout)
+    assert out[0]["params_real"] == 6_476_005_376 and out[1]["model_type"] == "t5"
+    piped = json.loads(run("inspect", "-", "--format", "json", stdin=(CONFIGS / "bert-base.json").read_text()).stdout)
+    assert piped[0]["source"] == "<stdin>" and piped[0]["width"] == 768
+    bad = run("inspect", str(CONFIGS / "not-a-config.json"))
+    assert bad.returncode == 2 and "num_hidden_layers" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
