@@ -3,14 +3,16 @@
 Every command imports what it needs inside its function, so ``--help`` and ``--version`` load
 none of NumPy, SciPy or Pydantic, and scalar commands never load SciPy.
 """
-from __future__ import annotations
+import gc
 
-import os
-import sys
+gc.disable()  # a call lives ~0.1 s and makes no cycles worth collecting; the collector passes that
+# imports trigger would cost ~8 ms of the startup budget (issue 5). ``_Group.main`` re-enables it.
+
+import os  # noqa: E402 - after gc.disable on purpose
+import sys  # noqa: E402
 from enum import Enum
 from typing import List, Optional
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -30,6 +32,126 @@ class Format(str, Enum):
     csv = "csv"
 
 
+def _click_exceptions():
+    """The exception module of the Click that Typer runs on: recent Typer vendors Click as
+    ``typer._click`` (and raises only its classes); older Typer runs on Click itself."""
+    try:
+        from typer._click import exceptions
+    except ImportError:  # pragma: no cover - older Typer
+        from click import exceptions
+    return exceptions
+
+
+_CLICK = _click_exceptions()
+
+try:  # recent Typer coerces every parameter through a Pydantic TypeAdapter unless given a RuntimeParam
+    from typer._coercion import RuntimeParam as _RuntimeParam
+except ImportError:  # pragma: no cover - older Typer coerces with Click types and never loads Pydantic
+    _RuntimeParam = None
+
+
+class _CoercionError(ValueError):
+    """A bad option value, shaped like Pydantic's ValidationError (``errors()``) for ``_usage_message``."""
+
+    def __init__(self, value, message: str):
+        super().__init__(message)
+        self.value, self.message = value, message
+
+    def errors(self) -> list:
+        return [{"input": self.value, "msg": self.message}]
+
+
+def _whole_number(value, lowest=None, highest=None) -> int:
+    """An int option: Pydantic's lax rules and messages ('7', ' 7 ', '1_0', '7.0'), bounds checked."""
+    number = value
+    if isinstance(value, str):
+        text = value.strip()
+        whole, dot, fraction = text.partition(".")
+        try:
+            number = int(whole) if text.isascii() and whole and fraction.strip("0") == "" else None
+        except ValueError:
+            number = None
+    if isinstance(number, bool) or not isinstance(number, int):
+        raise _CoercionError(value, "Input should be a valid integer, unable to parse string as an integer")
+    if lowest is not None and number < lowest:
+        raise _CoercionError(value, f"Input should be greater than or equal to {lowest}")
+    if highest is not None and number > highest:
+        raise _CoercionError(value, f"Input should be less than or equal to {highest}")
+    return number
+
+
+def _flag(value) -> bool:
+    """A bool option given as text (an environment variable): Pydantic's words and message."""
+    text = value.strip().lower() if isinstance(value, str) else value
+    for truth, words in ((False, ("", "0", "off", "f", "false", "n", "no")), (True, ("1", "on", "t", "true", "y", "yes"))):
+        if text in words or (isinstance(text, int) and text == int(truth)):
+            return truth
+    raise _CoercionError(value, "Input should be a valid boolean, unable to interpret input")
+
+
+def _choice(kind: type, case_sensitive: bool, value):
+    """An Enum option: the member whose value is ``value`` (Typer's message when none is)."""
+    if isinstance(value, kind):
+        return value
+    fold = (lambda text: text) if case_sensitive else str.casefold
+    for member in kind:
+        if fold(str(member.value)) == fold(str(value)):
+            return member
+    raise _CoercionError(value, f"{value!r} is not one of {', '.join(repr(fold(str(m.value))) for m in kind)}.")
+
+
+def _converter(annotation, info):
+    """A plain function coercing this parameter kind, or None to leave it to Typer."""
+    from functools import partial
+    from typing import get_args, get_origin
+
+    if getattr(info, "parser", None) is not None or getattr(info, "click_type", None) is not None:
+        return None
+    if annotation is str:
+        return str
+    if annotation is bool:
+        return _flag
+    if annotation is int and not getattr(info, "clamp", False):
+        return partial(_whole_number, lowest=getattr(info, "min", None), highest=getattr(info, "max", None))
+    if isinstance(annotation, type) and issubclass(annotation, Enum):
+        return partial(_choice, annotation, getattr(info, "case_sensitive", True))
+    if get_origin(annotation) is list and len(get_args(annotation)) == 1:
+        item = _converter(get_args(annotation)[0], info)
+        return None if item is None else (lambda values: [item(v) for v in values])
+    return None
+
+
+def _direct_coercion(command, ctx) -> None:
+    """Coerce the simple parameters of ``command`` (text, whole numbers, flags, choices, lists
+    of these) without Pydantic: importing it costs ~50 ms, a third of a `plan` call (issue 5).
+    Any other kind, and Typer without TypeAdapter coercion, keep Typer's own path."""
+    if _RuntimeParam is None or command is None:
+        return
+    for param in command.get_params(ctx):  # with the --help option, which Typer creates lazily
+        descriptor = getattr(param, "type_descriptor", None)
+        if getattr(param, "_runtime_param", False) is not None or descriptor is None or descriptor.file_annotation is not None:
+            continue
+        convert = _converter(descriptor.annotation, descriptor.parameter_info)
+        if convert is not None:
+            param._runtime_param = _DirectParam(descriptor.parameter_info, descriptor.annotation, convert)
+
+
+if _RuntimeParam is not None:
+    from dataclasses import dataclass as _dataclass
+
+    @_dataclass(frozen=True)
+    class _DirectParam(_RuntimeParam):
+        """Typer's coercion contract, fulfilled by a plain function (see ``_direct_coercion``)."""
+
+        convert: object
+
+        def _coerce_value(self, value, param, ctx):
+            try:
+                return self.convert(value)
+            except _CoercionError as err:
+                raise typer.BadParameter(err.message, ctx=ctx, param=param) from err
+
+
 class _Group(TyperGroup):
     """Turns every failure into one stderr line and an exit code, in this one place.
 
@@ -37,18 +159,44 @@ class _Group(TyperGroup):
     anything else. No traceback unless DEPTHWIDTH_DEBUG is set.
     """
 
+    def get_command(self, ctx, cmd_name):
+        command = super().get_command(ctx, cmd_name)
+        _direct_coercion(command, ctx)
+        return command
+
+    def parse_args(self, ctx, args):
+        """No arguments at all shows the help on stdout and exits 0, the same as --help."""
+        _direct_coercion(self, ctx)
+        if not args and not ctx.resilient_parsing:
+            text = ctx.get_help()  # the Rich formatter prints the help itself and returns ""
+            if text:
+                typer.echo(text)
+            ctx.exit(0)
+        return super().parse_args(ctx, args)
+
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         try:
+            code = self._run(args, prog_name, complete_var, **extra)
+        finally:
+            gc.enable()  # off since import (see the top of this module); on for anyone calling in-process
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+    def _run(self, args, prog_name, complete_var, **extra) -> int:
+        _WARNINGS.clear()
+        try:
             code = super().main(args, prog_name or "depthwidth", complete_var, standalone_mode=False, **extra)
+            for message in dict.fromkeys(_WARNINGS):  # only a run that got this far warns: a failing one prints one line
+                typer.echo(f"depthwidth: warning: {message}", err=True)
         except InputError as err:
             code = _fail(str(err), EXIT_BAD_INPUT)
-        except click.UsageError as err:
-            hint = f" (see '{err.ctx.command_path} --help')" if err.ctx is not None else ""
-            code = _fail(err.format_message().replace("\n", " ") + hint, EXIT_BAD_INPUT)
-        except click.Abort:
+        except _CLICK.UsageError as err:
+            code = _fail(_usage_message(err, sys.argv[1:] if args is None else list(args)), EXIT_BAD_INPUT)
+        except typer.Abort:
             code = _fail("aborted", EXIT_FAILURE)
-        except click.ClickException as err:
-            code = _fail(err.format_message(), EXIT_FAILURE)
+        except _CLICK.ClickException as err:
+            code = _fail(" ".join(err.format_message().split()), EXIT_FAILURE)
         except BrokenPipeError:
             sys.stderr.close()  # the reader went away (e.g. `| head`): not an error worth a message
             code = EXIT_FAILURE
@@ -56,19 +204,38 @@ class _Group(TyperGroup):
             if os.environ.get("DEPTHWIDTH_DEBUG"):
                 raise
             code = _fail(f"internal error: {type(err).__name__}: {err} (set DEPTHWIDTH_DEBUG=1 for the traceback)", EXIT_FAILURE)
-        code = code if isinstance(code, int) else 0
-        if standalone_mode:
-            sys.exit(code)
-        return code
+        return code if isinstance(code, int) else 0
+
+
+def _usage_message(err, args: list) -> str:
+    """A usage error on one line; a bad option value in the InputError form, naming the value
+    (Typer validates typed options with Pydantic, whose error keeps the offending input)."""
+    hint = f" (see '{err.ctx.command_path} --help')" if err.ctx is not None else ""
+    message = " ".join(err.format_message().split())
+    name = getattr(err, "option_name", None) or ""
+    if len(name) > 1 and (name[1].isdigit() or name[1] == "."):  # '-1x768' parsed as an option: a negative value
+        token = next((a for a in args if isinstance(a, str) and a.startswith(name)), name)
+        return str(InputError("value", token, "expected a positive value: shapes, budgets and depths are never negative"))
+    param, cause = getattr(err, "param", None), err.__cause__
+    errors = cause.errors() if param is not None and callable(getattr(cause, "errors", None)) else None
+    if errors and isinstance(errors[0].get("input"), (str, int, float)):
+        name = max(param.opts, key=len) if getattr(param, "opts", None) else param.name
+        accepted = str(errors[0].get("msg", "")).removeprefix("Value error, ")
+        message = str(InputError(name, str(errors[0]["input"]), " ".join(accepted.split())))
+    return message + hint
 
 
 def _fail(message: str, code: int) -> int:
-    click.echo(f"depthwidth: error: {message}", err=True)
+    typer.echo(f"depthwidth: error: {message}", err=True)
     return code
 
 
+_WARNINGS: list[str] = []
+
+
 def _warn(message: str) -> None:
-    click.echo(f"depthwidth: warning: {message}", err=True)
+    """A stderr warning, held back until the command has succeeded (see ``_Group.main``)."""
+    _WARNINGS.append(message)
 
 
 app = typer.Typer(
@@ -88,7 +255,7 @@ FieldOption = typer.Option(None, "--field", help="Print only this field's value(
 
 def _version(value: bool) -> None:
     if value:
-        click.echo(f"depthwidth {__version__}")
+        typer.echo(f"depthwidth {__version__}")
         raise typer.Exit()
 
 
@@ -103,10 +270,10 @@ def root(
 
 def read_stdin_lines() -> list[str]:
     """Non-blank, non-comment lines of standard input (CRLF tolerated; UTF-8 only)."""
-    stream = click.get_binary_stream("stdin")
+    stream = typer.get_binary_stream("stdin")
     data = stream.read()
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a leading byte-order mark (Windows editors) is dropped
     except UnicodeDecodeError:
         raise InputError("standard input", data[:20], "expected UTF-8 text, one input per line") from None
     lines = [line.split("#", 1)[0].strip() for line in text.splitlines()]
@@ -126,13 +293,17 @@ def expand_stdin(values: list[str]) -> list[str]:
 
 def parse_int_list(text: str, what: str, lowest: int, highest: int) -> list[int]:
     """'2,3', '1:48' or '256:8192:256' (start:stop[:step], inclusive), or a mix, comma-separated."""
+    from .shapes import whole_number
+
     accepted = f"expected whole numbers from {lowest:,} to {highest:,} as a list like 2,3 or a range start:stop[:step] like 1:48"
     values: list[int] = []
     for item in text.split(","):
         parts = item.strip().split(":")
         if not 1 <= len(parts) <= 3 or not all(p.isascii() and p.isdigit() for p in parts):
             raise InputError(what, text, accepted)
-        numbers = [int(p) for p in parts]
+        numbers = [whole_number(p) for p in parts]
+        if not all(lowest <= n <= highest for n in numbers[:2]):  # before a range is expanded
+            raise InputError(what, text, accepted)
         if len(numbers) == 1:
             values.append(numbers[0])
             continue
@@ -159,8 +330,11 @@ def resolve_shapes(texts: list[str], heads: Optional[int]) -> list:
 
 
 def check_heads(heads: Optional[int]) -> None:
-    if heads is not None and heads < 1:
-        raise InputError("--heads", heads, "expected a whole number >= 1 (and below the width)")
+    """--heads: at least 1 and below the largest accepted width (the theorems need H < d)."""
+    from .shapes import MAX_WIDTH
+
+    if heads is not None and not 1 <= heads < MAX_WIDTH:
+        raise InputError("--heads", heads, f"expected a whole number from 1 to {MAX_WIDTH - 1:,} (and below the width)")
 
 
 # ---- commands ----------------------------------------------------------------------------------
@@ -280,6 +454,114 @@ def equiv(
         if max(depths) >= shape.depth:
             raise InputError("--depth", depth, f"expected depths below the deep network's {shape.depth} ({shape})")
     emit([equivalence(s, d, heads) for s in shapes for d in depths], format.value, field, equiv_tables)
+
+
+@app.command()
+def models(
+    sort: str = typer.Option("params", "--sort", help="Sort by name, params, depth, width, year or aspect."),
+    filter: Optional[str] = typer.Option(None, "--filter", help="Name or family substring, or a glob like 'llama*'."),
+    min_params: Optional[str] = typer.Option(None, "--min-params", help="Only models with at least this many (published) parameters, e.g. 1B."),
+    max_params: Optional[str] = typer.Option(None, "--max-params", help="Only models with at most this many parameters, e.g. 100B."),
+    format: Format = FormatOption,
+    field: Optional[str] = FieldOption,
+) -> None:
+    """Published architectures with their regime, threshold depth and bounds.
+
+    Example: depthwidth models --filter gpt3 --sort depth
+    """
+    from .budgets import parse_quantity
+    from .catalog import filter_models, load_models, sort_models
+    from .render import emit, models_tables
+    from .reports import model_report
+
+    low = float(parse_quantity(min_params, "--min-params")) if min_params is not None else None
+    high = float(parse_quantity(max_params, "--max-params")) if max_params is not None else None
+    chosen = sort_models(filter_models(load_models(), filter, low, high), sort)
+    if not chosen:
+        raise InputError("--filter", filter, "no catalogue model matches; see `depthwidth models` for the list")
+    emit([model_report(m) for m in chosen], format.value, field, models_tables)
+
+
+@app.command()
+def inspect(
+    paths: List[str] = typer.Argument(..., help="Hugging Face config.json files (or model folders); '-' reads one from stdin."),
+    format: Format = FormatOption,
+    field: Optional[str] = FieldOption,
+) -> None:
+    """Read Hugging Face config.json files: shape, real parameter count, regime, and the plan for its size.
+
+    Example: depthwidth inspect ./llama-7b/config.json
+    """
+    from .hfconfig import inspect_config, read_config_bytes, read_config_file
+    from .render import emit, inspect_tables
+    from .reports import config_report
+
+    configs = []
+    for path in paths:
+        raw = read_config_bytes(typer.get_binary_stream("stdin").read(), "<stdin>") if path == "-" else read_config_file(path)
+        configs.append(inspect_config(raw, "<stdin>" if path == "-" else path))
+    emit([config_report(c) for c in configs], format.value, field, inspect_tables)
+
+
+@app.command()
+def reproduce(
+    strict: bool = typer.Option(False, "--strict", help="Exit 1 when any claim differs beyond its tolerance."),
+    format: Format = FormatOption,
+    field: Optional[str] = FieldOption,
+) -> None:
+    """The seed paper's quantitative claims, each recomputed, with a status.
+
+    Example: depthwidth reproduce --strict
+    """
+    from .claims import DIFFERS, claims
+    from .render import claims_tables, emit
+
+    results = claims()
+    emit(results, format.value, field, claims_tables)
+    if strict and any(c.status == DIFFERS for c in results):
+        raise typer.Exit(EXIT_FAILURE)
+
+
+plot_app = typer.Typer(help="Pictures (needs the plot extra: pip install \"depthwidth[plot]\").", no_args_is_help=True)
+app.add_typer(plot_app, name="plot")
+
+
+@plot_app.command("phase")
+def plot_phase(
+    out: str = typer.Option(..., "--out", "-o", help="Output file: .png (150 dpi) or .svg."),
+    params: Optional[List[str]] = typer.Option(None, "--params", "-p", help="Iso-budget curves (default 1e8 1e9 1e10 1e11 1e12). Repeatable."),
+    models: Optional[str] = typer.Option(None, "--models", help="Catalogue models to mark, comma-separated (default: a readable handful)."),
+    shape: Optional[List[str]] = typer.Option(None, "--shape", help="Extra shapes LxD[xH] to mark. Repeatable."),
+) -> None:
+    """The depth-width phase diagram: regimes, threshold curve, iso-budget curves, models.
+
+    Example: depthwidth plot phase --out phase.png --shape 12x768
+    """
+    from .budgets import parse_params
+    from .plot import DEFAULT_BUDGETS, DEFAULT_MODELS, phase_figure, require_matplotlib, save_figure
+
+    require_matplotlib()
+    budgets = [parse_params(p) for p in params] if params else DEFAULT_BUDGETS
+    names = [m.strip() for m in models.split(",") if m.strip()] if models is not None else DEFAULT_MODELS
+    shapes = resolve_shapes(shape or [], None)
+    save_figure(phase_figure(budgets, names, shapes), out)
+
+
+@plot_app.command("bounds")
+def plot_bounds(
+    width: List[int] = typer.Option(..., "--width", "-w", min=2, max=10**15, help="Width d (repeatable: one curve pair per width)."),
+    out: str = typer.Option(..., "--out", "-o", help="Output file: .png (150 dpi) or .svg."),
+    heads: Optional[int] = typer.Option(None, "--heads", help="Heads for every width (default width/64)."),
+    max_depth: Optional[int] = typer.Option(None, "--max-depth", help="Largest depth on the x axis (default about 2.5·log3 d + 4)."),
+) -> None:
+    """log3-sep lower and upper bounds against depth, threshold marked, gaps where a bound is missing.
+
+    Example: depthwidth plot bounds --width 768 --width 4096 --out bounds.svg
+    """
+    from .plot import bounds_figure, require_matplotlib, save_figure
+
+    require_matplotlib()
+    save_figure(bounds_figure(width, heads, max_depth), out)
 
 
 def main() -> None:

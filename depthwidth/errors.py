@@ -16,6 +16,10 @@ class InputError(ValueError):
 
 
 def _show(value: object, limit: int = 60) -> str:
-    """repr() of the value, shortened so one error stays on one readable line."""
+    """repr() of the value, its start and end kept when it is long (a path ends in the file name),
+    so one error stays on one readable line."""
+    value = value if isinstance(value, (str, bytes)) else str(value)
     text = repr(value)
-    return text if len(text) <= limit else text[: limit - 5] + "...'" + f" ({len(str(value))} chars)"
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit - 20]}...{text[-17:]} ({len(value)} {'bytes' if isinstance(value, bytes) else 'chars'})"

@@ -6,10 +6,7 @@ only by the writer that needs them.
 """
 from __future__ import annotations
 
-import csv
 import dataclasses
-import io
-import json
 import math
 import sys
 from typing import Any, Callable, Iterable
@@ -61,8 +58,12 @@ def scalar_text(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, float):
         return repr(value)
-    if isinstance(value, list):
-        return "; ".join(map(str, value)) if all(isinstance(v, str) for v in value) else json.dumps(value, allow_nan=False)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return "; ".join(value)
+    if isinstance(value, (list, dict)):  # a nested record (--field deep) or a list of them: JSON, never Python's repr
+        import json
+
+        return json.dumps(value, allow_nan=False)
     return str(value)
 
 
@@ -100,6 +101,8 @@ def _adapter(kind: type, many: bool):
 
 def write_csv(records: list, out) -> None:
     """A header and one row per record (scalar fields; nested records as prefixed columns)."""
+    import csv  # here, not at the top: the table path never pays for csv or json (issue 5)
+
     rows = [flatten(plain(r)) for r in records]
     if not rows:
         return
@@ -139,7 +142,8 @@ def make_console(out):
     from rich.console import Console
 
     terminal = hasattr(out, "isatty") and out.isatty()
-    return Console(file=out, width=None if terminal else 160, highlight=False, soft_wrap=False)
+    return Console(file=out, width=None if terminal else 160, highlight=False, soft_wrap=False,
+                   emoji=False)  # no :code: emoji in our text; skips loading Rich's emoji table
 
 
 # ---- number formats for tables -------------------------------------------------------------
@@ -174,15 +178,15 @@ def fmt_width(width: int | None, log10_width: float | None) -> str:
 def fmt_log10_count(log10_value: float | None) -> str:
     if log10_value is None:
         return "n/a"
-    return fmt_count(10**log10_value) if log10_value < 15 else f"10^{log10_value:.6g}"
+    return fmt_count(10**log10_value) if log10_value < 15 else f"10^{log10_value:.3f}" if log10_value < 1e6 else f"10^{log10_value:.6g}"
 
 
 # ---- tables, one per record kind ---------------------------------------------------------------
 
-def _table(title: str, columns: list[str], rows: Iterable[list[str]], right=()):
+def _table(title: str, columns: list[str], rows: Iterable[list[str]], right=(), show_header: bool = True):
     from rich.table import Table
 
-    table = Table(title=title, title_justify="left", header_style="bold")
+    table = Table(title=title, title_justify="left", header_style="bold", show_header=show_header)
     for name in columns:
         table.add_column(name, justify="right" if name in right else "left")
     for row in rows:
@@ -222,7 +226,7 @@ def plan_tables(plans):
             ["params actual", f"{fmt_count(p.params_actual)} ({p.params_deviation:+.1%} from budget)"],
             ["empirical optimum", f"depth {p.empirical_depth:.1f}, width {p.empirical_width:,.0f} (fit, not theory)"],
         ]
-        yield _table(f"Plan for {fmt_count(p.params)} parameters", ["", ""], summary)
+        yield _table(f"Plan for {fmt_count(p.params)} parameters", ["", ""], summary, show_header=False)
         yield _table("Candidate shapes", ["depth", "width", "heads", "params", "d/L", "regime", "log3 sep lower", "log3 sep upper"],
                      ([str(c.depth), f"{c.width:,}", str(c.heads), fmt_count(c.params), f"{c.aspect_ratio:.1f}", c.regime,
                        fmt_log3(c.log3_sep_lower, c.lower_vacuous), fmt_log3(c.log3_sep_upper)] for c in p.candidates),
@@ -242,7 +246,7 @@ def compare_tables(c):
         [f"replicate width {at}", fmt_width(c.replicate_width, c.replicate_log10_width)],
         [f"surpass width {at}", fmt_width(c.surpass_width, c.surpass_log10_width)],
         ["empirical depth for size", f"deep {c.deep_empirical_depth:.1f}, shallow {c.shallow_empirical_depth:.1f}"],
-    ])
+    ], show_header=False)
     yield _notes(c.notes)
 
 
@@ -265,32 +269,87 @@ def grid_columns() -> list[str]:
     return [f.name for f in dataclasses.fields(Bounds)]
 
 
-def _grid_text_columns(chunk: dict, json_style: bool) -> dict:
-    """Every column of a chunk as an array of strings: CSV spelling, or JSON literals."""
+def _grid_text_columns(chunk: dict, style: str) -> list:
+    """Every column of a chunk, in ``grid_columns()`` order, as an object array of texts.
+
+    ``style`` is "csv" (CSV cells), "json" (JSON literals) or "field" (bare --field values).
+    Numbers are spelled as in the scalar writers (repr for floats, so ``bounds 12x768`` and
+    grid rows agree to the last digit); NaN, the missing bounds, becomes null or empty. Formatting
+    dominates a grid's cost, so each distinct width, head count and log3 width is spelled once.
+    """
     import numpy as np
 
     from .theory import REGIME_CODES
 
-    null = "null" if json_style else ""
+    null = "null" if style == "json" else ""
 
-    def floats(values):
-        return np.where(np.isfinite(values), values.astype(str), null)
-
-    def quoted(texts):
-        return np.array([json.dumps(t) for t in texts]) if json_style else texts
+    def labels(codes, texts):
+        return np.array(texts, dtype=object)[codes]
 
     notes = chunk["notes"]
-    note_text = np.full(notes.shape, "[]" if json_style else "", dtype=object)
+    note_text = np.full(notes.shape, "[]" if style == "json" else "", dtype=object)
     for i in np.flatnonzero(notes != None):  # noqa: E711 - element-wise comparison with None
-        note_text[i] = json.dumps(list(notes[i])) if json_style else _csv_cell("; ".join(notes[i]))
-    return {
-        "depth": chunk["depth"].astype(str), "width": chunk["width"].astype(str), "heads": chunk["heads"].astype(str),
-        "params": chunk["params"].astype(str), "threshold_depth": floats(chunk["threshold_depth"]),
-        "regime": quoted(np.array(REGIME_CODES)[chunk["regime_code"]]),
-        "theorem": np.array([null, "1", "2"])[chunk["theorem"]],
-        "log3_sep_lower": floats(chunk["log3_sep_lower"]), "log3_sep_upper": floats(chunk["log3_sep_upper"]),
-        "lower_vacuous": np.where(chunk["lower_vacuous"], "true", "false"), "notes": note_text,
-    }
+        note_text[i] = _note_text(notes[i], style)
+    return [
+        _distinct_texts(chunk["depth"], str), _distinct_texts(chunk["width"], str), _distinct_texts(chunk["heads"], str),
+        _texts(chunk["params"], str), _distinct_texts(chunk["threshold_depth"], float.__repr__, null),
+        labels(chunk["regime_code"], [f'"{r}"' if style == "json" else r for r in REGIME_CODES]),
+        labels(chunk["theorem"], [null, "1", "2"]),
+        _float_texts(chunk["log3_sep_lower"], null), _float_texts(chunk["log3_sep_upper"], null),
+        labels(chunk["lower_vacuous"].astype(np.int8), ["false", "true"]), note_text,
+    ]
+
+
+def _join_rows(columns: list, prefixes: list, end: str) -> str:
+    """All rows of a chunk as one string, each ``prefix0 cell0 prefix1 cell1 ... end``: one
+    join over an interleaved object array, no Python-level work per row (twice as fast)."""
+    import numpy as np
+
+    pieces = np.empty((columns[0].size, 2 * len(columns) + 1), dtype=object)
+    for i, (prefix, column) in enumerate(zip(prefixes, columns)):
+        pieces[:, 2 * i] = prefix
+        pieces[:, 2 * i + 1] = column
+    pieces[:, -1] = end
+    return "".join(pieces.ravel().tolist())
+
+
+def _note_text(notes, style: str) -> str:
+    if style == "json":
+        import json
+
+        return json.dumps(list(notes))
+    text = "; ".join(notes)
+    return _csv_cell(text) if style == "csv" else text
+
+
+def _texts(values, spell):
+    """``spell`` of every value (Python ints past int64 arrive as an object array)."""
+    import numpy as np
+
+    return np.array(list(map(spell, values.tolist())), dtype=object)
+
+
+def _distinct_texts(values, spell, null=""):
+    """Like ``_texts``, spelling each distinct finite value once (grids repeat widths and depths)."""
+    import numpy as np
+
+    if values.dtype == object or values.size < 64:
+        return _texts(values, spell) if values.dtype.kind in "iuO" else _float_texts(values, null)
+    distinct, inverse = np.unique(values, return_inverse=True)
+    if distinct.size * 4 > values.size:
+        return _texts(values, spell) if values.dtype.kind in "iu" else _float_texts(values, null)
+    texts = _texts(distinct, spell) if distinct.dtype.kind in "iu" else _float_texts(distinct, null)
+    return texts[inverse.reshape(-1)]
+
+
+def _float_texts(values, null):
+    """repr of every finite float; ``null`` for NaN (no bound) and infinities."""
+    import numpy as np
+
+    texts = np.full(values.shape, null, dtype=object)
+    finite = np.isfinite(values)
+    texts[finite] = _texts(values[finite], float.__repr__)
+    return texts
 
 
 def _csv_cell(text: str) -> str:
@@ -321,27 +380,58 @@ def stream_grid(chunks: Iterable[dict], fmt: str, field: str | None, out) -> Non
         for renderable in bounds_tables(records):
             console.print(renderable)
         return
-    json_style = fmt in ("json", "jsonl") and field is None
-    first = True
-    if fmt == "csv" and field is None:
+    style = "field" if field is not None else "json" if fmt in ("json", "jsonl") else "csv"
+    if style == "csv":
         out.write(",".join(names) + "\n")
-    elif fmt == "json" and field is None:
+        prefixes, end = [""] + [","] * (len(names) - 1), "\n"
+    elif style == "json":
+        prefixes, end = ["{" + f'"{names[0]}":'] + [f',"{name}":' for name in names[1:]], "},\n" if fmt == "json" else "}\n"
+    else:
+        prefixes, end = [""], "\n"
+    if fmt == "json" and field is None:
         out.write("[")
-    for chunk in chunks:
-        columns = _grid_text_columns(chunk, json_style)
-        if field is not None:
-            lines = columns[field]
-            if field == "notes":
-                lines = [n.strip('"').replace('""', '"') for n in lines]
-        elif json_style:
-            lines = ("{" + ",".join(f'"{k}":{v}' for k, v in zip(names, row)) + "}" for row in zip(*(columns[n] for n in names)))
+    first = True
+    for chunk in chunks:  # one chunk's text at a time (~10 MB at most), never the whole grid
+        if not chunk["depth"].size:
+            continue
+        columns = _grid_text_columns(chunk, style)
+        text = _join_rows([columns[names.index(field)]] if style == "field" else columns, prefixes, end)
+        if fmt == "json" and field is None:  # rows end in "},\n": the separator moves before the next chunk
+            out.write(("\n" if first else ",\n") + text[:-2])
         else:
-            lines = map(",".join, zip(*(columns[n] for n in names)))
-        text = ("\n" if fmt == "json" and field is None else "\n").join(lines)
-        if fmt == "json" and field is None:
-            out.write(("\n" if first else ",\n") + text.replace("}\n{", "},\n{"))
-        else:
-            out.write(text + "\n")
+            out.write(text)
         first = False
     if fmt == "json" and field is None:
         out.write("\n]\n")
+
+
+def models_tables(records):
+    yield _table("Published architectures", ["model", "shape", "params 12Ld²", "d/L", "log3 d", "regime", "log3 sep lower",
+                                              "log3 sep upper", "min depth", "empirical depth"],
+                 ([r.name, f"{r.depth}x{r.width}x{r.heads}", fmt_count(r.params), f"{r.aspect_ratio:.0f}",
+                   f"{r.threshold_depth:.3f}", r.regime, fmt_log3(r.log3_sep_lower, r.lower_vacuous), fmt_log3(r.log3_sep_upper),
+                   str(r.min_depth), f"{r.empirical_depth:.1f}"] for r in records),
+                 right={"params 12Ld²", "d/L", "log3 d", "log3 sep lower", "log3 sep upper", "min depth", "empirical depth"})
+
+
+def inspect_tables(records):
+    for r in records:
+        yield _table(f"{r.source}" + (f" ({r.model_type})" if r.model_type else ""), ["", ""], [
+            ["shape", f"{r.depth}x{r.width}x{r.heads}" + (f", {r.kv_heads} KV heads" if r.kv_heads != r.heads else "")],
+            ["feed-forward", f"{r.ffn:,}" + (" (gated)" if r.gated_ffn else "")],
+            ["params (real, non-embedding)", f"{r.params_real:,} ({fmt_count(r.params_real)})"],
+            ["params (12·L·d²)", f"{r.params:,} ({fmt_count(r.params)})"],
+            ["regime", f"{r.regime} (log3 d = {r.threshold_depth:.3f})"],
+            ["log3 sep bounds", f"{fmt_log3(r.log3_sep_lower, r.lower_vacuous)} .. {fmt_log3(r.log3_sep_upper)}"],
+            ["minimal depth for its size", str(r.min_depth)],
+            ["empirical optimum for its size", f"depth {r.empirical_depth:.1f}, width {r.empirical_width:,.0f}"],
+            ["vocabulary", "n/a" if r.vocab is None else f"{r.vocab:,}" + (" (below the width)" if r.vocab_bottleneck else "")],
+        ], show_header=False)
+        yield _notes(r.notes)
+
+
+def claims_tables(records):
+    yield _table("Levine et al. 2020: claims recomputed", ["claim", "quoted", "computed", "tolerance", "status", "why"],
+                 ([c.statement, c.quoted, c.computed, c.tolerance,
+                   f"[green]{c.status}[/]" if c.status == "reproduced" else f"[yellow]{c.status}[/]", c.reason] for c in records))
+    yield _notes(sorted({c.source for c in records}), "Sources")

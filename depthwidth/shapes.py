@@ -12,7 +12,7 @@ HEAD_DIM = 64  # the 64-dimensional head convention behind the default head coun
 
 SHAPE_SYNTAX = "expected DEPTHxWIDTH[xHEADS] with whole numbers, such as 12x768 or 12x768x12"
 _SHAPE = re.compile(r"([0-9]+)[xX]([0-9]+)(?:[xX]([0-9]+))?", re.ASCII)
-_SHAPE_LIKE = re.compile(r"[-+0-9.]|[xX][0-9]", re.ASCII)  # an attempt at a shape, not a name
+_SHAPE_LIKE = re.compile(r"[-+.\d]|[xX]\d")  # an attempt at a shape, not a name (any script's digits: '１２x768')
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,13 @@ def params(depth, width):
     return 12 * depth * width * width
 
 
+def whole_number(digits: str) -> int:
+    """int() of a string of ASCII digits, any length: past 30 significant digits (beyond every
+    accepted range) it returns 10**30 instead of tripping Python's 4300-digit conversion limit."""
+    significant = digits.lstrip("0") or "0"
+    return int(significant) if len(significant) <= 30 else 10**30
+
+
 def make_shape(depth: int, width: int, heads: int | None = None, text: object = None) -> Shape:
     """Validate integers into a Shape; ``text`` is what the user wrote, for the error message."""
     shown = text if text is not None else f"{depth}x{width}" + ("" if heads is None else f"x{heads}")
@@ -60,8 +67,8 @@ def parse_shape(text: str, heads: int | None = None) -> Shape:
     match = _SHAPE.fullmatch(text.strip()) if isinstance(text, str) else None
     if match is None:
         raise InputError("shape", text, SHAPE_SYNTAX)
-    depth, width = int(match[1]), int(match[2])
-    given = int(match[3]) if match[3] is not None else None
+    depth, width = whole_number(match[1]), whole_number(match[2])
+    given = whole_number(match[3]) if match[3] is not None else None
     return make_shape(depth, width, heads if heads is not None else given, text)
 
 
