@@ -269,13 +269,13 @@ def grid_columns() -> list[str]:
     return [f.name for f in dataclasses.fields(Bounds)]
 
 
-def _grid_text_columns(chunk: dict, style: str) -> list:
-    """Every column of a chunk, in ``grid_columns()`` order, as an object array of texts.
+def _grid_text_columns(chunk: dict, style: str) -> dict:
+    """Every field of a chunk's rows as an object array of texts, by field name.
 
     ``style`` is "csv" (CSV cells), "json" (JSON literals) or "field" (bare --field values).
-    Numbers are spelled as in the scalar writers (repr for floats, so ``bounds 12x768`` and
-    grid rows agree to the last digit); NaN, the missing bounds, becomes null or empty. Formatting
-    dominates a grid's cost, so each distinct width, head count and log3 width is spelled once.
+    Numbers are spelled as the scalar writers spell them (repr for floats); NaN, a missing bound,
+    becomes null or an empty cell. Spelling floats dominates a grid's cost, so each distinct
+    width, head count, depth and log3 width is spelled once per chunk.
     """
     import numpy as np
 
@@ -290,14 +290,15 @@ def _grid_text_columns(chunk: dict, style: str) -> list:
     note_text = np.full(notes.shape, "[]" if style == "json" else "", dtype=object)
     for i in np.flatnonzero(notes != None):  # noqa: E711 - element-wise comparison with None
         note_text[i] = _note_text(notes[i], style)
-    return [
-        _distinct_texts(chunk["depth"], str), _distinct_texts(chunk["width"], str), _distinct_texts(chunk["heads"], str),
-        _texts(chunk["params"], str), _distinct_texts(chunk["threshold_depth"], float.__repr__, null),
-        labels(chunk["regime_code"], [f'"{r}"' if style == "json" else r for r in REGIME_CODES]),
-        labels(chunk["theorem"], [null, "1", "2"]),
-        _float_texts(chunk["log3_sep_lower"], null), _float_texts(chunk["log3_sep_upper"], null),
-        labels(chunk["lower_vacuous"].astype(np.int8), ["false", "true"]), note_text,
-    ]
+    return {
+        "depth": _distinct_texts(chunk["depth"]), "width": _distinct_texts(chunk["width"]),
+        "heads": _distinct_texts(chunk["heads"]), "params": _texts(chunk["params"], str),
+        "threshold_depth": _distinct_texts(chunk["threshold_depth"], null),
+        "regime": labels(chunk["regime_code"], [f'"{r}"' if style == "json" else r for r in REGIME_CODES]),
+        "theorem": labels(chunk["theorem"], [null, "1", "2"]),
+        "log3_sep_lower": _float_texts(chunk["log3_sep_lower"], null), "log3_sep_upper": _float_texts(chunk["log3_sep_upper"], null),
+        "lower_vacuous": labels(chunk["lower_vacuous"].astype(np.int8), ["false", "true"]), "notes": note_text,
+    }
 
 
 def _join_rows(columns: list, prefixes: list, end: str) -> str:
@@ -329,17 +330,17 @@ def _texts(values, spell):
     return np.array(list(map(spell, values.tolist())), dtype=object)
 
 
-def _distinct_texts(values, spell, null=""):
-    """Like ``_texts``, spelling each distinct finite value once (grids repeat widths and depths)."""
+def _distinct_texts(values, null=""):
+    """Texts of a column that repeats (grids repeat widths and depths): each distinct value spelled once."""
     import numpy as np
 
+    def spell(some):
+        return _texts(some, str) if some.dtype.kind in "iuO" else _float_texts(some, null)
+
     if values.dtype == object or values.size < 64:
-        return _texts(values, spell) if values.dtype.kind in "iuO" else _float_texts(values, null)
+        return spell(values)
     distinct, inverse = np.unique(values, return_inverse=True)
-    if distinct.size * 4 > values.size:
-        return _texts(values, spell) if values.dtype.kind in "iu" else _float_texts(values, null)
-    texts = _texts(distinct, spell) if distinct.dtype.kind in "iu" else _float_texts(distinct, null)
-    return texts[inverse.reshape(-1)]
+    return spell(values) if distinct.size * 4 > values.size else spell(distinct)[inverse.reshape(-1)]
 
 
 def _float_texts(values, null):
@@ -394,8 +395,8 @@ def stream_grid(chunks: Iterable[dict], fmt: str, field: str | None, out) -> Non
     for chunk in chunks:  # one chunk's text at a time (~10 MB at most), never the whole grid
         if not chunk["depth"].size:
             continue
-        columns = _grid_text_columns(chunk, style)
-        text = _join_rows([columns[names.index(field)]] if style == "field" else columns, prefixes, end)
+        texts = _grid_text_columns(chunk, style)
+        text = _join_rows([texts[name] for name in ([field] if style == "field" else names)], prefixes, end)
         if fmt == "json" and field is None:  # rows end in "},\n": the separator moves before the next chunk
             out.write(("\n" if first else ",\n") + text[:-2])
         else:

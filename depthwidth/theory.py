@@ -142,17 +142,21 @@ def bounds_grid(depth, width, heads):
 
     depth, width, heads = np.broadcast_arrays(np.asarray(depth, np.int64), np.asarray(width, np.int64), np.asarray(heads, np.int64))
     code = regime_codes(depth, width)
-    raw_lower = np.full(depth.shape, np.nan)
-    raw_upper = np.full(depth.shape, np.nan)
-    for theorem_code, lower_formula, upper_formula in (
-        (0, log3_sep_lower_efficient, log3_sep_upper_efficient),
-        (2, log3_sep_lower_inefficient, log3_sep_upper_inefficient),
-    ):
-        mask = code == theorem_code
-        if mask.any():
-            L, d, H = (a[mask].astype(np.float64) for a in (depth, width, heads))
-            raw_lower[mask] = lower_formula(L, d, H, xp=np)
-            raw_upper[mask] = upper_formula(L, d, H, xp=np)
+    L, d, H = (a.astype(np.float64) for a in (depth, width, heads))
+    # Theorem 2 over every row (cheaper than gathering and scattering the usual majority; finite
+    # wherever H < d), then NaN on the threshold and Theorem 1 on its rows (3^(L-2) would overflow elsewhere).
+    with np.errstate(all="ignore"):
+        raw_lower = log3_sep_lower_inefficient(L, d, H, xp=np)
+        raw_upper = log3_sep_upper_inefficient(L, d, H, xp=np)
+    other = code != 2
+    if other.any():
+        raw_lower[other] = np.nan
+        raw_upper[other] = np.nan
+        efficient = code == 0
+        if efficient.any():
+            L, d, H = L[efficient], d[efficient], H[efficient]
+            raw_lower[efficient] = log3_sep_lower_efficient(L, d, H, xp=np)
+            raw_upper[efficient] = log3_sep_upper_efficient(L, d, H, xp=np)
     lower_vacuous = raw_lower <= 0  # False where NaN
     lower = np.where(lower_vacuous, 0.0, raw_lower)
     upper = np.where(raw_upper >= lower, raw_upper, np.nan)
@@ -162,34 +166,34 @@ def bounds_grid(depth, width, heads):
 
 
 def iter_bounds_grid(depths, widths, heads=None, rows_per_chunk: int = 1 << 16):
-    """The grid depths x widths (depth-major) in chunks of whole depths, as dicts of arrays.
+    """The grid depths x widths (depth-major) in chunks of at most ``rows_per_chunk`` rows, as
+    dicts of arrays, so memory stays bounded however long either axis is.
 
     Each chunk holds ``depth``, ``width``, ``heads``, ``params`` (exact: int64, or Python ints past
-    2^63), ``threshold_depth``,
-    the ``bounds_grid`` keys, and ``notes``: an object array, None where a row has no note.
-    ``heads`` None means the default width/64 per width.
+    2^63), ``threshold_depth``, the ``bounds_grid`` keys, and ``notes``: an object array, None
+    where a row has no note. ``heads`` None means the default width/64 per width.
     """
     import numpy as np
 
     from .shapes import default_heads
 
-    widths = np.asarray(widths, np.int64)
+    widths = np.asarray(widths, np.int64).reshape(-1)
+    depths = np.asarray(depths, np.int64).reshape(-1)
     head_row = default_heads(widths, xp=np) if heads is None else np.full(widths.shape, heads, np.int64)
     log3_width = threshold_depth(widths.astype(np.float64), xp=np)
-    per_chunk = max(1, rows_per_chunk // max(1, widths.size))
-    depths = np.asarray(depths, np.int64)
     exact_int64 = 12 * int(depths.max(initial=1)) * int(widths.max(initial=1)) ** 2 < 2**63
-    for start in range(0, depths.size, per_chunk):
-        block = depths[start:start + per_chunk]
-        depth = np.repeat(block, widths.size)
-        width, head = np.tile(widths, block.size), np.tile(head_row, block.size)
+    rows = depths.size * widths.size
+    for start in range(0, rows, max(1, rows_per_chunk)):
+        row, column = np.divmod(np.arange(start, min(rows, start + max(1, rows_per_chunk)), dtype=np.int64), widths.size)
+        depth, width, head = depths[row], widths[column], head_row[column]
         chunk = {"depth": depth, "width": width, "heads": head,
                  "params": params(depth, width) if exact_int64 else params(depth.astype(object), width.astype(object)),
-                 "threshold_depth": np.tile(log3_width, block.size), **bounds_grid(depth, width, head)}
+                 "threshold_depth": log3_width[column], **bounds_grid(depth, width, head)}
         notes = np.full(depth.size, None, dtype=object)
-        flagged = (chunk["regime_code"] == 1) | chunk["lower_vacuous"] | ((chunk["theorem"] > 0) & np.isnan(chunk["log3_sep_upper"]))
-        for i in np.flatnonzero(flagged):
-            theorem = int(chunk["theorem"][i]) or None
-            notes[i] = bound_notes(int(depth[i]), theorem, float(chunk["lower_formula"][i]), float(chunk["upper_formula"][i]))
+        flagged = np.flatnonzero((chunk["regime_code"] == 1) | chunk["lower_vacuous"]
+                                 | ((chunk["theorem"] > 0) & np.isnan(chunk["log3_sep_upper"])))
+        for i, L, theorem, lower, upper in zip(flagged.tolist(), depth[flagged].tolist(), chunk["theorem"][flagged].tolist(),
+                                               chunk["lower_formula"][flagged].tolist(), chunk["upper_formula"][flagged].tolist()):
+            notes[i] = bound_notes(L, theorem or None, lower, upper)
         chunk["notes"] = notes
         yield chunk

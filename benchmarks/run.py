@@ -1,0 +1,189 @@
+"""depthwidth benchmarks (issue 5): startup, vectorized bounds, and a 10^6-row grid.
+
+    python benchmarks/run.py
+
+Prints figures from one run on one machine next to their targets, with "ok" or "MISSED";
+asserts nothing (the test suite never times anything). Standard library and NumPy only; about
+half a minute. Figures move with machine load: run it on a quiet machine.
+
+Children run the console script installed beside this interpreter (a pyenv shim in front of
+it would add a bash process and ~50 ms to every call), and with bytecode caching on (in a
+temporary PYTHONPYCACHEPREFIX), as an installed package runs. When the environment sets
+PYTHONDONTWRITEBYTECODE, every call recompiles depthwidth's modules from source; that figure is
+printed too, for information.
+"""
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # the checkout this script belongs to, installed or not
+
+RUNS = 15  # timed runs per command, after one warm-up
+GRID = ["bounds", "--depth", "1:1000", "--width", "64:64000:64"]  # 1000 x 1000 = 10^6 rows
+
+
+def cli() -> list[str]:
+    """How to run depthwidth: the console script next to this Python, on PATH, or ``-m``."""
+    beside = Path(sys.executable).with_name("depthwidth")
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return [str(beside)]
+    found = shutil.which("depthwidth")
+    return [found] if found else [sys.executable, "-m", "depthwidth"]
+
+
+def child_env(bytecode_cache: str | None) -> dict:
+    env = dict(os.environ)
+    env.pop("DEPTHWIDTH_DEBUG", None)
+    if bytecode_cache is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = bytecode_cache
+    return env
+
+
+def run_once(cmd: list[str], env: dict) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"benchmark command failed ({done.returncode}): {' '.join(cmd)}\n{done.stderr.decode()[-2000:]}")
+    return elapsed
+
+
+def median_walls(commands: dict[str, list[str]], env: dict, runs: int = RUNS) -> dict[str, float]:
+    """Median wall seconds per command; one warm-up each, then rounds interleaving the commands
+    so that drifting machine load hits them all alike."""
+    for cmd in commands.values():
+        run_once(cmd, env)
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, cmd in commands.items():
+            times[name].append(run_once(cmd, env))
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def verdict(value: float, limit: float, higher_is_better: bool = False) -> str:
+    good = value >= limit if higher_is_better else value <= limit
+    return "ok" if good else "MISSED"
+
+
+def line(label: str, figure: str, target: str = "", word: str = "") -> None:
+    print(f"  {label:<54} {figure:>24}   {target:<16} {word}".rstrip())
+
+
+def startup(exe: list[str], env: dict) -> None:
+    print(f"\nStartup: median wall of {RUNS} runs after one warm-up, rounds interleaved")
+    commands = {
+        "floor": [sys.executable, "-c", "import typer"],
+        "plan": exe + ["plan", "--params", "1e9"],
+        "plan json": exe + ["plan", "--params", "1e9", "--format", "json"],
+        "help": exe + ["--help"],
+        "version": exe + ["--version"],
+    }
+    walls = median_walls(commands, env)
+    floor = walls["floor"]
+    line('python -c "import typer" (the floor)', f"{floor * 1e3:.1f} ms")
+    for name, label, limit in (("plan", "depthwidth plan --params 1e9", 1.5),
+                               ("plan json", "depthwidth plan --params 1e9 --format json", 3.0),
+                               ("help", "depthwidth --help", None), ("version", "depthwidth --version", None)):
+        ratio = walls[name] / floor
+        line(label, f"{walls[name] * 1e3:.1f} ms = {ratio:.2f}x floor",
+             f"<= {limit:g}x floor" if limit else "(no target)", verdict(ratio, limit) if limit else "")
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        inherited = median_walls({"floor": commands["floor"], "plan": commands["plan"]}, child_env(None))
+        line("plan, for information: PYTHONDONTWRITEBYTECODE", f"{inherited['plan'] * 1e3:.1f} ms = "
+             f"{inherited['plan'] / inherited['floor']:.2f}x floor", "(no bytecode cache)")
+
+
+def vectorized() -> None:
+    import numpy as np
+
+    from depthwidth.shapes import default_heads
+    from depthwidth.theory import bounds, bounds_grid, iter_bounds_grid
+
+    depths, widths = np.arange(1, 1001), np.arange(64, 64001, 64)
+    depth, width = np.repeat(depths, widths.size), np.tile(widths, depths.size)
+    heads = default_heads(width, xp=np)
+    shapes = depth.size
+
+    def timed(work, repeats: int = 5) -> float:
+        work()  # warm-up: first-touch page faults of the big temporaries
+        walls = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            work()
+            walls.append(time.perf_counter() - start)
+        return statistics.median(walls)
+
+    arrays = shapes / timed(lambda: bounds_grid(depth, width, heads))
+    records = shapes / timed(lambda: sum(chunk["depth"].size for chunk in iter_bounds_grid(depths, widths)), 3)
+    sample = slice(None, None, shapes // 20_000)
+    few = list(zip(depth[sample].tolist(), width[sample].tolist(), heads[sample].tolist()))
+    start = time.perf_counter()
+    for L, d, H in few:
+        bounds(L, d, H)
+    scalar = len(few) / (time.perf_counter() - start)
+
+    print(f"\nBounds in-process over the {shapes:,} shapes of the 1000 x 1000 grid (median of 5 after one warm-up)")
+    line("vectorized: theory.bounds_grid (arrays)", f"{arrays / 1e6:.1f} M shapes/s", ">= 5 M/s", verdict(arrays, 5e6, True))
+    line("vectorized: theory.iter_bounds_grid (+params, notes)", f"{records / 1e6:.1f} M shapes/s", ">= 5 M/s",
+         verdict(records, 5e6, True))
+    line(f"scalar loop: theory.bounds on {len(few):,} of them", f"{scalar / 1e3:.0f} k shapes/s")
+    line("vectorized / scalar (bounds_grid)", f"{arrays / scalar:.0f}x", ">= 50x", verdict(arrays / scalar, 50, True))
+    line("vectorized / scalar (iter_bounds_grid)", f"{records / scalar:.0f}x", ">= 50x", verdict(records / scalar, 50, True))
+
+
+def grid_run(cmd: list[str], env: dict) -> tuple[float, float]:
+    """Wall seconds and peak memory (max RSS, MB) of one child writing to /dev/null."""
+    with open(os.devnull, "wb") as sink:
+        start = time.perf_counter()
+        child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.PIPE, env=env)
+        child.stderr.read()
+        _, status, usage = os.wait4(child.pid, 0)
+        elapsed = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise SystemExit(f"benchmark command failed ({child.returncode}): {' '.join(cmd)}")
+    scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
+    return elapsed, usage.ru_maxrss * scale / 1e6
+
+
+def grid(exe: list[str], env: dict) -> None:
+    print("\nGrid: depthwidth bounds --depth 1:1000 --width 64:64000:64 (10^6 rows) > /dev/null, median of 3")
+    for fmt, target in (("csv", True), ("jsonl", False), ("json", False)):
+        runs = [grid_run(exe + GRID + ["--format", fmt], env) for _ in range(3 if target else 1)]
+        wall = statistics.median(r[0] for r in runs)
+        memory = max(r[1] for r in runs)
+        if target:
+            line(f"--format {fmt}: wall", f"{wall:.2f} s", "<= 3 s", verdict(wall, 3.0))
+            line(f"--format {fmt}: peak memory (max RSS)", f"{memory:.0f} MB", "<= 500 MB", verdict(memory, 500))
+        else:
+            line(f"--format {fmt}: wall, peak memory (one run)", f"{wall:.2f} s, {memory:.0f} MB", "(no target)")
+
+
+def main() -> None:
+    import numpy as np
+
+    exe = cli()
+    print("depthwidth benchmarks: one run on one machine")
+    print(f"  {platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+          f"NumPy {np.__version__}, {time.strftime('%Y-%m-%d %H:%M')}")
+    print(f"  running: {' '.join(exe)}")
+    with tempfile.TemporaryDirectory(prefix="depthwidth-bench-pyc-") as cache:
+        env = child_env(cache)
+        startup(exe, env)
+        vectorized()
+        grid(exe, env)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+"""What each command path imports (issue 5): nothing here is timed, only ``sys.modules`` checked.
+
+Each case runs in a fresh interpreter, which runs the CLI in-process (``app(argv,
+standalone_mode=False)``, output discarded) and then reports ``sorted(sys.modules)``.
+Scalar answers use ``math``: no NumPy, never SciPy; tables, CSV and --field need no Pydantic
+(JSON and JSONL may use its TypeAdapter); --help and --version load none of the three.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+HEAVY = {"numpy", "scipy", "pydantic"}
+
+RUN_CLI = """
+import contextlib, io, json, sys
+sys.path.insert(0, {root!r})
+from depthwidth.cli import app
+with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.redirect_stderr(io.StringIO()) as err:
+    code = app({argv!r}, standalone_mode=False)
+print(json.dumps({{"code": code, "stdout": out.getvalue(), "stderr": err.getvalue(), "modules": sorted(sys.modules)}}))
+"""
+
+
+def loaded(code: str) -> dict:
+    """Run ``code`` in a fresh interpreter; its last stdout line is a JSON report."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    report["packages"] = {name.partition(".")[0] for name in report["modules"]}
+    return report
+
+
+def cli_modules(argv: list[str]) -> set[str]:
+    report = loaded(RUN_CLI.format(root=str(ROOT), argv=argv))
+    assert report["code"] in (0, None), (argv, report["stderr"])
+    assert report["stdout"], argv  # the command really ran and wrote its answer
+    return report["packages"]
+
+
+def test_import_depthwidth_alone_loads_nothing_heavy():
+    report = loaded(f"import json, sys; sys.path.insert(0, {str(ROOT)!r}); import depthwidth\n"
+                    "print(json.dumps({'modules': sorted(sys.modules)}))")
+    assert not report["packages"] & (HEAVY | {"typer", "rich"})
+
+
+def test_scalar_python_api_needs_no_numpy():
+    report = loaded(f"import json, sys; sys.path.insert(0, {str(ROOT)!r}); import depthwidth\n"
+                    "depthwidth.bounds(12, 768, 12); depthwidth.plan(10**9)\n"
+                    "print(json.dumps({'modules': sorted(sys.modules)}))")
+    assert not report["packages"] & HEAVY
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["plan", "--help"], ["bounds", "--help"]])
+def test_help_and_version_load_no_numpy_scipy_or_pydantic(argv):
+    assert not cli_modules(argv) & HEAVY
+
+
+SCALAR = {
+    "plan": ["plan", "--params", "1e9"],
+    "plan, two budgets": ["plan", "--params", "350M", "--params", "1.3B"],
+    "bounds": ["bounds", "12x768", "24x1024x16"],
+    "compare": ["compare", "--deep", "12x768", "--shallow", "6x1086"],
+    "equiv": ["equiv", "--deep", "6x1000x16", "--depth", "2,3"],
+}
+
+
+@pytest.mark.parametrize("argv", SCALAR.values(), ids=SCALAR.keys())
+@pytest.mark.parametrize("fmt", ["table", "csv"])
+def test_scalar_table_and_csv_load_no_numpy_scipy_or_pydantic(argv, fmt):
+    assert not cli_modules(argv + ["--format", fmt]) & HEAVY
+
+
+@pytest.mark.parametrize("argv", SCALAR.values(), ids=SCALAR.keys())
+@pytest.mark.parametrize("fmt", ["json", "jsonl"])
+def test_scalar_json_loads_no_numpy_or_scipy(argv, fmt):
+    assert not cli_modules(argv + ["--format", fmt]) & {"numpy", "scipy"}
+
+
+def test_scalar_field_loads_no_numpy_scipy_or_pydantic():
+    assert not cli_modules(["plan", "--params", "1e9", "--field", "width"]) & HEAVY
+
+
+@pytest.mark.skipif(importlib.util.find_spec("typer._click") is None, reason="this Typer runs on the click package")
+def test_plan_table_loads_no_second_click():
+    """Recent Typer vendors Click as typer._click; loading the separate click package too costs ~15 ms."""
+    assert not cli_modules(["plan", "--params", "1e9"]) & (HEAVY | {"click"})
+
+
+def test_grid_uses_numpy_but_not_scipy_or_pydantic():
+    packages = cli_modules(["bounds", "--depth", "1:4", "--width", "256:1024:256", "--format", "json"])
+    assert "numpy" in packages
+    assert not packages & {"scipy", "pydantic"}
