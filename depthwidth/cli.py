@@ -413,8 +413,15 @@ def _bounds_grid(depth: str, width: str, heads: Optional[int], fmt: str, field: 
         raise InputError("grid", f"{depth} x {width}", f"at most {MAX_GRID_ROWS:,} rows (this is {rows:,})")
     if heads is not None and heads >= min(widths):
         raise InputError("--heads", heads, f"expected fewer heads than the smallest width ({min(widths)})")
-    if fmt == "table" and field is None and rows > MAX_TABLE_ROWS:
-        raise InputError("--format", fmt, f"a table holds at most {MAX_TABLE_ROWS:,} rows; use --format csv, jsonl or json for this {rows:,}-row grid")
+    if fmt == "table" and field is None:  # at most MAX_TABLE_ROWS: the scalar path is quick enough
+        if rows > MAX_TABLE_ROWS:
+            raise InputError("--format", fmt, f"a table holds at most {MAX_TABLE_ROWS:,} rows; use --format csv, jsonl or json for this {rows:,}-row grid")
+        from .render import bounds_tables, emit
+        from .shapes import default_heads
+        from .theory import bounds as shape_bounds
+
+        records = [shape_bounds(L, d, default_heads(d) if heads is None else heads) for L in depths for d in widths]
+        return emit(records, fmt, None, bounds_tables)
     from .render import stream_grid
     from .theory import iter_bounds_grid
 

@@ -359,28 +359,11 @@ def _csv_cell(text: str) -> str:
 
 
 def stream_grid(chunks: Iterable[dict], fmt: str, field: str | None, out) -> None:
-    """Write grid chunks as CSV, JSONL, JSON, a table, or one --field, never holding the whole grid."""
+    """Write grid chunks as CSV, JSONL, JSON or one --field, never holding the whole grid.
+    (Tables, at most a few thousand rows, go through ``emit`` with scalar records.)"""
     names = grid_columns()
     if field is not None and field not in names:
         raise InputError("--field", field, "expected one of " + ", ".join(names))
-    if fmt == "table" and field is None:
-        from .theory import REGIME_CODES, Bounds
-
-        records = []
-        for chunk in chunks:
-            for i in range(chunk["depth"].size):
-                def value(key, cast):
-                    v = chunk[key][i]
-                    return None if isinstance(v, float) and not math.isfinite(v) else cast(v)
-                records.append(Bounds(int(chunk["depth"][i]), int(chunk["width"][i]), int(chunk["heads"][i]),
-                                      int(chunk["params"][i]), float(chunk["threshold_depth"][i]),
-                                      REGIME_CODES[chunk["regime_code"][i]], int(chunk["theorem"][i]) or None,
-                                      value("log3_sep_lower", float), value("log3_sep_upper", float),
-                                      bool(chunk["lower_vacuous"][i]), tuple(chunk["notes"][i] or ())))
-        console = make_console(out)
-        for renderable in bounds_tables(records):
-            console.print(renderable)
-        return
     style = "field" if field is not None else "json" if fmt in ("json", "jsonl") else "csv"
     if style == "csv":
         out.write(",".join(names) + "\n")
