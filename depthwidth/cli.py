@@ -236,6 +236,7 @@ app = typer.Typer(
     "double-exponentially efficient; above it depth and width trade evenly.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # help texts are plain: "LxD[xH]" and "depthwidth[plot]" must not read as markup
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -519,7 +520,9 @@ def reproduce(
         raise typer.Exit(EXIT_FAILURE)
 
 
-plot_app = typer.Typer(help="Pictures (needs the plot extra: pip install \"depthwidth[plot]\").", no_args_is_help=True)
+plot_app = typer.Typer(help="Pictures: the phase diagram and bounds against depth.\n\n"
+                            "Needs the plot extra: pip install \"depthwidth[plot]\".", no_args_is_help=True,
+                       rich_markup_mode=None)
 app.add_typer(plot_app, name="plot")
 
 
