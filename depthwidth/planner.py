@@ -132,6 +132,9 @@ class Plan:
     regime: str
     empirical_depth: float
     empirical_width: float
+    recommended_depth: int
+    recommended_width: int
+    recommended_heads: int
     candidates: tuple[Candidate, ...]
     notes: tuple[str, ...]
 
@@ -167,6 +170,8 @@ def plan(budget: int, align: int = 64, head_dim: int = HEAD_DIM, budget_source: 
     actual = params(depth, width)
     deviation = actual / budget - 1
     emp_depth, emp_width = empirical_optimum(budget)
+    rec_depth = max(depth, round(emp_depth))  # the fit's optimum, never below the threshold rule
+    rec_width = aligned_width(width_for(budget, rec_depth), align)
     candidates = tuple(
         candidate(L, w, heads_for(w, head_dim))
         for L in candidate_depths(depth, emp_depth)
@@ -176,6 +181,7 @@ def plan(budget: int, align: int = 64, head_dim: int = HEAD_DIM, budget_source: 
         params=budget, budget_source=budget_source, min_depth_exact=min_depth_exact(budget), min_depth=depth,
         width_exact=exact, width=width, heads=heads, params_actual=actual, params_deviation=deviation,
         regime=bounds(depth, width, heads).regime, empirical_depth=emp_depth, empirical_width=emp_width,
+        recommended_depth=rec_depth, recommended_width=rec_width, recommended_heads=heads_for(rec_width, head_dim),
         candidates=candidates, notes=advice(budget, depth, width, deviation, emp_depth, candidates, align),
     )
 

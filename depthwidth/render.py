@@ -222,9 +222,10 @@ def plan_tables(plans):
             ["minimal depth", f"{p.min_depth} (L* = {p.min_depth_exact:.3f}, where L = log3 d)"],
             ["width", f"{p.width:,} (exact {p.width_exact:,.1f})"],
             ["heads", str(p.heads)],
-            ["shape", f"{p.min_depth}x{p.width}x{p.heads}, {p.regime}"],
+            ["planned shape", f"{p.min_depth}x{p.width}x{p.heads} ({p.regime} regime: depth >= log3 width)"],
             ["params actual", f"{fmt_count(p.params_actual)} ({p.params_deviation:+.1%} from budget)"],
             ["empirical optimum", f"depth {p.empirical_depth:.1f}, width {p.empirical_width:,.0f} (fit, not theory)"],
+            ["recommended", f"{p.recommended_depth}x{p.recommended_width}x{p.recommended_heads} (the fit's optimum, aligned)"],
         ]
         yield _table(f"Plan for {fmt_count(p.params)} parameters", ["", ""], summary, show_header=False)
         yield _table("Candidate shapes", ["depth", "width", "heads", "params", "d/L", "regime", "log3 sep lower", "log3 sep upper"],

@@ -218,9 +218,11 @@ class Equivalence:
     shallow_heads: int
     replicate_width: int | None
     replicate_log10_width: float | None
+    replicate_params: int | None
     replicate_log10_params: float | None
     surpass_width: int | None
     surpass_log10_width: float | None
+    surpass_params: int | None
     surpass_log10_params: float | None
     beta1: float
     notes: tuple[str, ...]
@@ -229,6 +231,11 @@ class Equivalence:
 def _log10_params(depth: int, width: Width) -> float | None:
     """log10 of 12·L·x² for a solved width x."""
     return None if width.log10_width is None else math.log10(12 * depth) + 2 * width.log10_width
+
+
+def _exact_params(depth: int, width: Width) -> int | None:
+    """12·L·x² when the width is an exact integer."""
+    return None if width.width is None else params(depth, width.width)
 
 
 def equivalence(deep: Shape, shallow_depth: int, shallow_heads: int | None = None) -> Equivalence:
@@ -240,9 +247,9 @@ def equivalence(deep: Shape, shallow_depth: int, shallow_heads: int | None = Non
     return Equivalence(
         deep=str(deep), shallow_depth=shallow_depth, shallow_heads=heads,
         replicate_width=replicate.width, replicate_log10_width=replicate.log10_width,
-        replicate_log10_params=_log10_params(shallow_depth, replicate),
+        replicate_params=_exact_params(shallow_depth, replicate), replicate_log10_params=_log10_params(shallow_depth, replicate),
         surpass_width=surpass.width, surpass_log10_width=surpass.log10_width,
-        surpass_log10_params=_log10_params(shallow_depth, surpass),
+        surpass_params=_exact_params(shallow_depth, surpass), surpass_log10_params=_log10_params(shallow_depth, surpass),
         beta1=corollary2_beta1(deep.depth, deep.width), notes=notes,
     )
 

@@ -92,3 +92,17 @@ def test_compute_optimal_conversions():
 def test_candidate_depth_ladder():
     assert candidate_depths(8, 40.2) == [8, 12, 16, 24, 32, 40, 48]
     assert len(candidate_depths(29, 454.0)) <= 12
+
+
+def test_recommended_shape_is_the_empirical_optimum_aligned():
+    p = plan(10**9)
+    assert (p.recommended_depth, p.recommended_width, p.recommended_heads) == (40, 1472, 23)
+    tiny = plan(1000)  # the fit's optimum (depth ~0) is below the threshold rule: never recommend that
+    assert tiny.recommended_depth == tiny.min_depth
+
+
+@pytest.mark.parametrize("z", [1e-6, 0.3, 1.0, 7.0, 1e3, 1e9, 1e50, 1e300])
+def test_lambert_w_agrees_with_scipy(z):
+    """An independent check of the Newton/Halley iteration (SciPy is not used at run time)."""
+    special = pytest.importorskip("scipy.special")
+    assert lambert_w(z) == pytest.approx(special.lambertw(z).real, rel=4e-16, abs=1e-300)

@@ -109,7 +109,9 @@ def test_no_target_means_no_width():
 def test_equivalence_record_and_beta1():
     record = equivalence(parse_shape("6x1000x16"), 3)
     assert (record.shallow_depth, record.shallow_heads, record.replicate_width) == (3, 16, 76137)
+    assert record.replicate_params == 12 * 3 * 76137**2
     assert record.replicate_log10_params == pytest.approx(math.log10(12 * 3 * 76137**2))
+    assert record.surpass_params is None and record.surpass_log10_params > 700
     assert record.beta1 == pytest.approx(math.log(1000, 3) / 6) == corollary2_beta1(6, 1000)
 
 
