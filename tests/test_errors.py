@@ -391,3 +391,9 @@ def test_extremes_in_a_real_process():
         assert out.code == 0 and out.stderr == "" or "warning" in out.stderr
         assert_finite_json_text(out.stdout)
         assert all_numbers_finite(json.loads(out.stdout))
+
+
+def test_one_axis_is_capped_before_it_is_expanded():
+    """A 10^8-value list would need gigabytes as Python ints; one axis stops at 10^6 values."""
+    line = assert_bad_input(run(["bounds", "--depth", "1", "--width", "2:100000001", "--format", "csv"]), "2:100000001")
+    assert "1,000,000 values" in line
