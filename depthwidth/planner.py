@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .shapes import HEAD_DIM, params
+from .shapes import HEAD_DIM, default_heads, params
 from .theory import LN3, THRESHOLD, Bounds, bounds, compare_pow3
 
 # Empirical fit of the NeurIPS version, ln(d_opt) = a + b·L, on depths 6 to 48 of the authors'
@@ -104,11 +104,6 @@ def aligned_width(width: float, align: int, depth: int | None = None) -> int:
     return rounded
 
 
-def heads_for(width: int, head_dim: int = HEAD_DIM) -> int:
-    """Heads of ``head_dim`` dimensions for this width: width/head_dim rounded, in [1, width-1]."""
-    return max(1, min(width - 1, int(width / head_dim + 0.5)))
-
-
 @dataclass(frozen=True)
 class Candidate(Bounds):
     """A shape record for a budget: the Bounds fields plus the aspect ratio d/L."""
@@ -166,14 +161,14 @@ def plan(budget: int, align: int = 64, head_dim: int = HEAD_DIM, budget_source: 
     depth = min_depth(budget)
     exact = width_for(budget, depth)
     width = aligned_width(exact, align, depth)
-    heads = heads_for(width, head_dim)
+    heads = default_heads(width, head_dim)
     actual = params(depth, width)
     deviation = actual / budget - 1
     emp_depth, emp_width = empirical_optimum(budget)
     rec_depth = max(depth, round(emp_depth))  # the fit's optimum, never below the threshold rule
     rec_width = aligned_width(width_for(budget, rec_depth), align)
     candidates = tuple(
-        candidate(L, w, heads_for(w, head_dim))
+        candidate(L, w, default_heads(w, head_dim))
         for L in candidate_depths(depth, emp_depth)
         for w in [aligned_width(width_for(budget, L), align)]
     )
@@ -181,7 +176,7 @@ def plan(budget: int, align: int = 64, head_dim: int = HEAD_DIM, budget_source: 
         params=budget, budget_source=budget_source, min_depth_exact=min_depth_exact(budget), min_depth=depth,
         width_exact=exact, width=width, heads=heads, params_actual=actual, params_deviation=deviation,
         regime=bounds(depth, width, heads).regime, empirical_depth=emp_depth, empirical_width=emp_width,
-        recommended_depth=rec_depth, recommended_width=rec_width, recommended_heads=heads_for(rec_width, head_dim),
+        recommended_depth=rec_depth, recommended_width=rec_width, recommended_heads=default_heads(rec_width, head_dim),
         candidates=candidates, notes=advice(budget, depth, width, deviation, emp_depth, candidates, align),
     )
 

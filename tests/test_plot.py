@@ -218,7 +218,7 @@ def test_phase_shape_marker():
 
 def test_phase_widens_to_fit_the_data():
     fig = phase_figure(budgets=(1e15,), models=(), shapes=[parse_shape("400x50")])
-    (x_low, x_high), (y_low, y_high) = fig.axes[0].get_xlim(), fig.axes[0].get_ylim()
+    (x_low, x_high), (_, y_high) = fig.axes[0].get_xlim(), fig.axes[0].get_ylim()
     (w,), (L,) = one_line(fig, "empirical:1e+15")
     assert x_low <= 50 and x_high > w and y_high > max(400, L)
 
