@@ -1,29 +1,37 @@
-"""Depth and width for a parameter budget N = 12·L·d².
+"""Depth and width for a parameter budget, for any block, as shapes a cluster can run.
 
-Two answers, kept apart on purpose:
-- the threshold rule (theory, Levine et al. 2020): the smallest depth L with L >= log3(d), below
-  which depth is double-exponentially more efficient than width;
-- the empirical optimum of the NeurIPS version ("The Depth-to-Width Interplay in Self-Attention"):
-  a fit to the authors' experiments, not a theorem.
+Three answers, kept apart on purpose:
+- the threshold rule (theory, Levine et al. 2020): the smallest depth L with 3^L >= d(L), where
+  d(L) is the width that spends the budget at depth L; below log3(width), adding depth pays off
+  double-exponentially. For the paper's block (N = 12·L·d²) L* = W(ln3·N/6)/(2·ln3);
+- a rule from the registry (``rules.py``: fits, practice, guards), or the user's own fitted rule;
+- hardware validity (``hardware.py``): every printed shape is snapped to widths and depths that
+  satisfy the alignment and tensor-parallel constraints, with the deviation from the budget.
+
+Counting is ``blocks.py``'s: this module only asks it for counts of concrete architectures.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable
 
-from .shapes import HEAD_DIM, default_heads, params
-from .theory import LN3, THRESHOLD, Bounds, bounds, compare_pow3
-
-# Empirical fit of the NeurIPS version, ln(d_opt) = a + b·L, on depths 6 to 48 of the authors'
-# setup (small vocabulary, English web text). An observation, never theory. Our recollection of
-# the fitted line; it reproduces the paper's 1T -> width ~30K and "GPT-3 175B is too deep" claims.
-EMPIRICAL_LN_WIDTH_INTERCEPT = 5.039
-EMPIRICAL_LN_WIDTH_SLOPE = 0.0555
-EMPIRICAL_FIT_DEPTHS = (6, 48)
-EMPIRICAL_SOURCE = "empirical fit ln(d) = 5.039 + 0.0555·L of Levine et al. 2020 (NeurIPS version), depths 6-48"
+from .errors import InputError
+from .hardware import Constraints, tp_sizes, violations, width_step
+from .shapes import MAX_WIDTH
+from .theory import CONSISTENT, LN3, THRESHOLD, bounds, compare_pow3
 
 TOKENS_PER_PARAM = 20  # Hoffmann et al. 2022, compute-optimal training
 FLOPS_PER_PARAM_TOKEN = 6  # C ≈ 6·N·D
+BUDGET_TOLERANCE = 0.05  # recommended shapes and candidates stay within ±5% of the budget when possible
+COUNTS = ("total", "active", "with-embeddings")
+DEPTH_BAND = 0.08  # depths within 8% of a target count as equally near when choosing the more shardable shape
+SNAP_SPAN = 40
+FAR_FROM_BUDGET = 0.5  # a "nearest valid shape" further than this from the budget is a conflict, not an answer  # widths tried on each side of the ideal width, in steps of the width multiple
+# The largest width a plan may print is 10^15 (shapes.MAX_WIDTH); at the minimal depth 32 that is
+# a budget of 12·32·10^30 ≈ 3.84e32 for the paper's block. Larger budgets are refused, not rounded.
+MAX_PLAN_WIDTH = MAX_WIDTH
 
 
 def lambert_w(z: float) -> float:
@@ -53,7 +61,7 @@ def lambert_w(z: float) -> float:
 
 
 def min_depth_exact(budget: float) -> float:
-    """Real L* solving L = log3(sqrt(N/(12L))): L* = W(ln3·N/6)/(2·ln3)."""
+    """Real L* solving L = log3(sqrt(N/(12L))) for the paper's block: L* = W(ln3·N/6)/(2·ln3)."""
     return lambert_w(LN3 * budget / 6) / (2 * LN3)
 
 
@@ -69,16 +77,16 @@ def min_depth(budget: int) -> int:
 
 
 def width_for(budget: float, depth: int) -> float:
-    """The width spending the whole budget at this depth: sqrt(N/(12·L))."""
+    """The width spending the whole budget at this depth with the paper's block: sqrt(N/(12·L))."""
     return math.sqrt(budget / (12 * depth))
 
 
 def empirical_optimum(budget: float) -> tuple[float, float]:
-    """(depth, width) of the empirical rule: ln d = a + b·L with N = 12·L·d², so
-    L = W(2b·N·e^(-2a)/12)/(2b)."""
-    a, b = EMPIRICAL_LN_WIDTH_INTERCEPT, EMPIRICAL_LN_WIDTH_SLOPE
-    depth = lambert_w(2 * b * budget * math.exp(-2 * a) / 12) / (2 * b)
-    return depth, math.exp(a + b * depth)
+    """(depth, width) of the Levine et al. NeurIPS fit (``rules.py``, 'levine-fit') for the paper's
+    block N = 12·L·d²."""
+    from .rules import get_rule
+
+    return get_rule("levine-fit").recommend(budget, lambda depth: width_for(budget, depth))
 
 
 def params_from_tokens(tokens: float) -> float:
@@ -91,113 +99,605 @@ def params_from_flops(flops: float) -> float:
     return math.sqrt(flops / (FLOPS_PER_PARAM_TOKEN * TOKENS_PER_PARAM))
 
 
-def aligned_width(width: float, align: int, depth: int | None = None) -> int:
-    """Nearest multiple of ``align`` (plain rounding, at least 2, when the width is below ``align``).
+# ---- spending a budget with a real block ---------------------------------------------------------
 
-    With ``depth``, never past the threshold: if rounding would make 3^depth < width, take the
-    largest aligned width (or integer width) that keeps depth >= log3(width).
-    """
-    step = align if width >= align else 1
-    rounded = max(2, int(width / step + 0.5) * step)
-    if depth is not None and compare_pow3(depth, rounded) < 0:
-        rounded = max(2, (3**depth // step) * step)
-    return rounded
+@dataclass(frozen=True)
+class Spending:
+    """How a budget is spent: a block preset with overrides, and which count the budget limits."""
+
+    arch: str = "vanilla"
+    overrides: tuple[tuple[str, object], ...] = ()
+    count: str = "total"
+
+    def architecture(self, depth: int, width: int):
+        """The concrete architecture of this block at (depth, width) (``blocks.Preset.architecture``)."""
+        from .blocks import preset
+
+        return preset(self.arch).architecture(depth, width, **dict(self.overrides))
+
+    def params(self, arch) -> int:
+        """The count the budget limits: non-embedding total, active per token, or with embeddings."""
+        from .blocks import params_active, params_embedding, params_nonembedding
+
+        if self.count == "active":
+            return params_active(arch)
+        total = params_nonembedding(arch)
+        if self.count == "with-embeddings":
+            embedding = params_embedding(arch)
+            if embedding is None:
+                raise InputError("--count", self.count, "counting embeddings needs a vocabulary: give --vocab")
+            total += embedding
+        return total
+
+    @property
+    def head_dim(self) -> int:
+        from .blocks import preset
+
+        return dict(self.overrides).get("head_dim") or preset(self.arch).head_dim
+
+    @property
+    def paper_block(self) -> bool:
+        """The paper's 12·L·d² block, where the closed forms of the threshold rule apply exactly."""
+        return self.arch == "vanilla" and self.count == "total" and not self.overrides
+
+
+def _clean_width(spending: Spending) -> int:
+    """A width unit at which every preset's rounding is exact (multiples of 2^10·3^2·5 and of the
+    head dimension), so counts there lie on the block's exact quadratic in d."""
+    return math.lcm(46080, spending.head_dim)
 
 
 @dataclass(frozen=True)
-class Candidate(Bounds):
-    """A shape record for a budget: the Bounds fields plus the aspect ratio d/L."""
+class Quadratic:
+    """count(L, d) = (a2·d² + a1·d + a0)·L + (b2·d² + b1·d + b0), exactly, for depths past the
+    block's leading dense layers; fitted through exact counts at clean widths (``_clean_width``)."""
 
+    a: tuple[Fraction, Fraction, Fraction]
+    b: tuple[Fraction, Fraction, Fraction]
+
+    def per_layer(self, width: float) -> tuple[float, float]:
+        """(count per layer, count outside the depth-proportional part) at a width, in floats."""
+        a2, a1, a0 = map(float, self.a)
+        b2, b1, b0 = map(float, self.b)
+        return a2 * width * width + a1 * width + a0, b2 * width * width + b1 * width + b0
+
+    def value(self, depth, width):
+        a2, a1, a0 = self.a
+        b2, b1, b0 = self.b
+        return (a2 * width * width + a1 * width + a0) * depth + (b2 * width * width + b1 * width + b0)
+
+    def width(self, budget: float, depth: float) -> float:
+        """The real width d > 0 that spends ``budget`` at ``depth`` (root of the quadratic)."""
+        a2, a1, a0 = (float(x) * depth + float(y) for x, y in zip(self.a, self.b))
+        c = a0 - budget
+        if a2 <= 0:
+            return -c / a1 if a1 > 0 else math.inf
+        return (-a1 + math.sqrt(a1 * a1 - 4 * a2 * c)) / (2 * a2)  # a2 > 0, c < 0: the positive root
+
+
+def quadratic(spending: Spending) -> Quadratic:
+    """The block's count as an exact polynomial (see ``Quadratic``)."""
+    unit = _clean_width(spending)
+    widths = (unit, 2 * unit, 3 * unit)
+    rows = []
+    for depth in (64, 128):  # past any leading dense layers
+        counts = [Fraction(spending.params(spending.architecture(depth, w))) for w in widths]
+        rows.append(_through(widths, counts))
+    slope = tuple((q - p) / 64 for p, q in zip(*rows))
+    intercept = tuple(p - 64 * s for p, s in zip(rows[0], slope))
+    return Quadratic(slope, intercept)
+
+
+def _through(xs, ys) -> tuple[Fraction, Fraction, Fraction]:
+    """Coefficients (c2, c1, c0) of the parabola through three points, exactly."""
+    (x0, x1, x2), (y0, y1, y2) = xs, ys
+    d01, d12 = (y1 - y0) / (x1 - x0), (y2 - y1) / (x2 - x1)
+    c2 = (d12 - d01) / (x2 - x0)
+    c1 = d01 - c2 * (x0 + x1)
+    return c2, c1, y0 - c2 * x0 * x0 - c1 * x0
+
+
+# ---- the threshold rule for any block --------------------------------------------------------------
+
+def block_min_depth(budget: int, model: Quadratic) -> int:
+    """Smallest integer L with 3^L >= d(L), d(L) the width spending N at depth L: since the count
+    grows with d, that is count(L, 3^L) >= N, decided exactly (integers and fractions)."""
+    depth = 1
+    while model.value(depth, 3**depth) < budget:
+        depth += 1
+    return depth
+
+
+def block_min_depth_exact(budget: float, model: Quadratic) -> float:
+    """Real L* with L = log3(d(L)) for the block's count (bisection; the paper's block has the
+    closed form ``min_depth_exact``)."""
+    gap = lambda depth: math.log(model.width(budget, depth)) / LN3 - depth  # decreasing in L
+    lo, hi = 0.5, 1.0
+    while gap(hi) > 0:
+        lo, hi = hi, 2 * hi
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if gap(mid) > 0 else (lo, mid)
+    return (lo + hi) / 2
+
+
+# ---- snapping to hardware-valid shapes ----------------------------------------------------------
+
+@dataclass(frozen=True)
+class Snapped:
+    """A valid shape for a budget: the architecture, the count spent, and its deviation."""
+
+    arch: object
+    params: int
+    deviation: float
+
+
+def _valid(spending: Spending, constraints: Constraints, depth: int, width: int):
+    """The architecture at (depth, width) if it builds and meets the constraints, else None."""
+    try:
+        arch = spending.architecture(depth, width)
+    except InputError:
+        return None
+    return None if violations(arch, constraints) else arch
+
+
+def _widths_near(center: float, step: int, lo: int = 1, hi: int | None = None, span: int = SNAP_SPAN) -> list[int]:
+    """Multiples of ``step`` within ``span`` steps of ``center`` and inside [lo, hi], nearest first."""
+    k0 = max(1, round(center / step))
+    ks = range(max(1, k0 - span), k0 + span + 1)
+    widths = [k * step for k in ks if k * step >= lo and (hi is None or k * step <= hi)]
+    return sorted(widths, key=lambda w: abs(w - center))
+
+
+def shardability(arch) -> int:
+    """The largest of 1, 2, 4, 8 that the shape shards by (GPUs per node come in these numbers):
+    among shapes equally near the budget, the planner prefers the more shardable."""
+    return max(t for t in (1, 2, 4, 8) if t in tp_sizes(arch, 8))
+
+
+def snap_width(budget: int, spending: Spending, constraints: Constraints, depth: int, center: float,
+               lo: int = 2, hi: int | None = None, tolerance: float = BUDGET_TOLERANCE) -> Snapped | None:
+    """At a fixed depth, a valid width in [lo, hi]: within ``tolerance`` of the budget the most
+    shardable one (then the nearest the budget), else the one nearest the budget."""
+    step = width_step(constraints, spending.head_dim)
+    options = []
+    for width in _widths_near(center, step, lo, hi):
+        arch = _valid(spending, constraints, depth, width)
+        if arch is not None:
+            count = spending.params(arch)
+            options.append(Snapped(arch, count, count / budget - 1))
+    within = [o for o in options if abs(o.deviation) <= tolerance]
+    if within:
+        return min(within, key=lambda o: (-shardability(o.arch), abs(o.deviation)))
+    return min(options, key=lambda o: abs(o.deviation), default=None)
+
+
+def snap_depth(budget: int, spending: Spending, constraints: Constraints, model: Quadratic, target: float,
+               lowest: int = 1, exclude: frozenset = frozenset(), tolerance: float = BUDGET_TOLERANCE) -> Snapped | None:
+    """The valid (depth, width) nearest the target depth whose count is within ``tolerance`` of the
+    budget (else the one nearest the budget): widths near the ideal one, each with the depths that
+    spend the budget best."""
+    step = width_step(constraints, spending.head_dim)
+    target = max(target, lowest)
+    center = model.width(budget, target)
+    options = []
+    for width in _widths_near(center, step):
+        per_layer, rest = model.per_layer(width)
+        ideal = (budget - rest) / per_layer if per_layer > 0 else target
+        # the depths spending the budget best, and the depth nearest the target that stays within tolerance
+        nearest = min(max(round(target), math.ceil(ideal * (1 - tolerance))), math.floor(ideal * (1 + tolerance)))
+        for depth in {max(lowest, d) for d in (math.floor(ideal), math.ceil(ideal), nearest) if d >= 1}:
+            if depth in exclude:
+                continue
+            arch = _valid(spending, constraints, depth, width)
+            if arch is not None:
+                count = spending.params(arch)
+                options.append(Snapped(arch, count, count / budget - 1))
+    if not options:
+        return None
+    within = [o for o in options if abs(o.deviation) <= tolerance]
+    if within:  # nearest the target depth (in bands of 8%), then the most shardable, then nearest the budget
+        return min(within, key=lambda o: (int(abs(math.log(o.arch.depth / target)) / DEPTH_BAND), -shardability(o.arch),
+                                          abs(o.deviation), abs(o.arch.depth - target)))
+    return min(options, key=lambda o: (abs(o.deviation), abs(o.arch.depth - target)))
+
+
+def rule_shape(budget: int, spending: Spending, constraints: Constraints, optimum, lowest: int = 1) -> Snapped | None:
+    """The rule's own shape when it prescribes whole numbers (nanochat: d = 64·L rounded up to 128)
+    that are valid and within tolerance of the budget; else None (the planner snaps instead)."""
+    if optimum is None or not all(float(x).is_integer() for x in optimum) or optimum[0] < lowest:
+        return None
+    arch = _valid(spending, constraints, int(optimum[0]), int(optimum[1]))
+    if arch is None:
+        return None
+    count = spending.params(arch)
+    return Snapped(arch, count, count / budget - 1) if abs(count / budget - 1) <= BUDGET_TOLERANCE else None
+
+
+def no_valid_shape(spending: Spending, constraints: Constraints, depth: int, width: float) -> InputError:
+    """The error for constraints no nearby shape meets, naming what the nearest one breaks."""
+    step = width_step(constraints, spending.head_dim)
+    broken = ["no valid width nearby"]
+    for near in _widths_near(width, step):  # the nearest width whose block builds names what the constraints break
+        try:
+            broken = violations(spending.architecture(depth, near), constraints)
+            break
+        except InputError as err:
+            broken = [err.accepted]
+    what, value = ("--tp", constraints.tp) if constraints.tp > 1 else ("constraints", f"--arch {spending.arch}")
+    return InputError(what, value, f"no {spending.arch} shape near {depth}x{round(width)} meets the constraints: "
+                                   + "; ".join(broken or ["no valid width nearby"]))
+
+
+# ---- the plan record ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ShapeFields:
+    """The block fields every shape record carries (null where meaningless)."""
+
+    kv_heads: int
+    head_dim: int
+    ffn: int
+    gated: bool
+    experts: int | None
+    top_k: int | None
+    params_total: int
+    params_active: int
+    params_embedding: int | None
+    flops_per_token: int
+    kv_bytes_per_token: int | None
+    tp_sizes: tuple[int, ...]
+
+
+def shape_fields(arch, context: int) -> dict:
+    """``ShapeFields`` of an architecture, as keyword arguments (counts from blocks.py)."""
+    from .blocks import flops_per_token, kv_bytes_per_token, params_active, params_embedding, params_nonembedding
+
+    return dict(kv_heads=arch.kv_heads, head_dim=arch.head_dim, ffn=arch.ffn, gated=arch.gated, experts=arch.experts,
+                top_k=arch.top_k, params_total=params_nonembedding(arch), params_active=params_active(arch),
+                params_embedding=params_embedding(arch), flops_per_token=flops_per_token(arch, context),
+                kv_bytes_per_token=kv_bytes_per_token(arch), tp_sizes=tp_sizes(arch))
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One iso-budget shape: its bounds (Theorems 1-2), block fields, aspect ratio and deviation."""
+
+    depth: int
+    width: int
+    heads: int
+    regime: str
+    log3_sep_lower: float | None
+    log3_sep_upper: float | None
+    lower_vacuous: bool
     aspect_ratio: float
+    params_actual: int
+    params_deviation: float
+    kv_heads: int
+    head_dim: int
+    ffn: int
+    gated: bool
+    experts: int | None
+    top_k: int | None
+    params_total: int
+    params_active: int
+    params_embedding: int | None
+    flops_per_token: int
+    kv_bytes_per_token: int | None
+    tp_sizes: tuple[int, ...]
+
+
+def candidate(snapped: Snapped, context: int, reading: str = CONSISTENT) -> Candidate:
+    """The candidate record of a snapped shape."""
+    arch = snapped.arch
+    record = bounds(arch.depth, arch.width, arch.heads, reading)
+    return Candidate(depth=arch.depth, width=arch.width, heads=arch.heads, regime=record.regime,
+                     log3_sep_lower=record.log3_sep_lower, log3_sep_upper=record.log3_sep_upper,
+                     lower_vacuous=record.lower_vacuous, aspect_ratio=arch.width / arch.depth,
+                     params_actual=snapped.params, params_deviation=snapped.deviation, **shape_fields(arch, context))
 
 
 @dataclass(frozen=True)
 class Plan:
-    """The plan record for one budget (field names are the JSON contract)."""
+    """The plan record for one budget (field names are the JSON contract; README documents each)."""
 
     params: int
     budget_source: str
+    arch: str
+    count: str
     min_depth_exact: float
     min_depth: int
     width_exact: float
     width: int
     heads: int
+    kv_heads: int
+    head_dim: int
+    ffn: int
+    gated: bool
+    experts: int | None
+    top_k: int | None
     params_actual: int
     params_deviation: float
+    params_total: int
+    params_active: int
+    params_embedding: int | None
+    flops_per_token: int
+    kv_bytes_per_token: int | None
+    tp_sizes: tuple[int, ...]
     regime: str
-    empirical_depth: float
-    empirical_width: float
+    rule: str
+    empirical_depth: float | None
+    empirical_width: float | None
     recommended_depth: int
     recommended_width: int
     recommended_heads: int
+    recommended_kv_heads: int
+    recommended_ffn: int
+    recommended_params: int
+    recommended_params_deviation: float
+    recommended_tp_sizes: tuple[int, ...]
     candidates: tuple[Candidate, ...]
     notes: tuple[str, ...]
 
 
-def candidate(depth: int, width: int, heads: int) -> Candidate:
-    """The shape record of one candidate shape, with its aspect ratio."""
-    record = bounds(depth, width, heads)
-    return Candidate(**record.__dict__, aspect_ratio=width / depth)
+@dataclass(frozen=True)
+class PlanOptions:
+    """Everything `plan` takes besides the budget."""
+
+    spending: Spending = field(default_factory=Spending)
+    constraints: Constraints = field(default_factory=Constraints)
+    rule: str = "levine-fit"
+    rule_file: str | None = None
+    context: int = 2048
+    reading: str = CONSISTENT
 
 
-def candidate_depths(lowest: int, empirical_depth: float, most: int = 12) -> list[int]:
-    """Depths from the minimal depth to beyond the empirical optimum, on a 1-2-3-4-6-8-12 ladder."""
-    top = max(math.ceil(1.25 * empirical_depth), 2 * lowest)
+def candidate_depths(lowest: int, top_depth: float, most: int = 12) -> list[int]:
+    """Depths from the minimal depth to beyond the deepest recommendation, on a 1-1.5-2-3-4-6-8 ladder."""
+    top = max(math.ceil(1.25 * top_depth), 2 * lowest)
     ladder, scale = [], 1
     while scale <= top:
         ladder += [scale * k for k in (1, 1.5) if lowest < scale * k <= top and float(scale * k).is_integer()]
         scale *= 2
-    depths = sorted({lowest, *map(int, ladder), max(lowest, round(empirical_depth))})
-    if len(depths) > most:  # thin the middle, keep both ends and the empirical depth
-        keep = {depths[0], depths[-1], max(lowest, round(empirical_depth))}
+    depths = sorted({lowest, *map(int, ladder), max(lowest, round(top_depth))})
+    if len(depths) > most:  # thin the middle, keep both ends and the recommended depth
+        keep = {depths[0], depths[-1], max(lowest, round(top_depth))}
         step = len(depths) / (most - len(keep))
         keep |= {depths[int(i * step)] for i in range(most - len(keep))}
         depths = sorted(keep)
     return depths
 
 
-def plan(budget: int, align: int = 64, head_dim: int = HEAD_DIM, budget_source: str = "params") -> Plan:
-    """Minimal depth by the threshold rule, the width it implies, and candidate shapes."""
-    depth = min_depth(budget)
-    exact = width_for(budget, depth)
-    width = aligned_width(exact, align, depth)
-    heads = default_heads(width, head_dim)
-    actual = params(depth, width)
-    deviation = actual / budget - 1
-    emp_depth, emp_width = empirical_optimum(budget)
-    rec_depth = max(depth, round(emp_depth))  # the fit's optimum, never below the threshold rule
-    rec_width = aligned_width(width_for(budget, rec_depth), align)
-    candidates = tuple(
-        candidate(L, w, default_heads(w, head_dim))
-        for L in candidate_depths(depth, emp_depth)
-        for w in [aligned_width(width_for(budget, L), align)]
-    )
+@dataclass(frozen=True)
+class Theory:
+    """The threshold rule for a budget and block: minimal depth, its real crossing, the width."""
+
+    model: Quadratic
+    min_depth: int
+    min_depth_exact: float
+    width_exact: float
+
+
+def theory_for(budget: int, spending: Spending) -> Theory:
+    """Minimal depth by the threshold rule, closed forms for the paper's block (numbers unchanged
+    since 0.1), the exact quadratic count for any other block."""
+    model = quadratic(spending)
+    if spending.paper_block:
+        depth = min_depth(budget)
+        return Theory(model, depth, min_depth_exact(budget), width_for(budget, depth))
+    depth = block_min_depth(budget, model)
+    return Theory(model, depth, block_min_depth_exact(budget, model), model.width(budget, depth))
+
+
+def check_budget(budget: int, spending: Spending) -> None:
+    """Refuse budgets whose minimal-depth width passes 10^15 (JSON integers stay exact below 2^53)."""
+    model = quadratic(spending)
+    depth = 1
+    while model.value(depth, 3**depth) < budget:
+        depth += 1
+    if model.width(budget, depth) > MAX_PLAN_WIDTH:
+        raise InputError("budget", f"{budget:.3g}", f"too large to plan: its minimal-depth width would pass 10^15 "
+                                                     f"(the largest accepted width); budgets up to about "
+                                                     f"{float(model.value(32, MAX_PLAN_WIDTH)):.2g} for --arch {spending.arch}")
+
+
+def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "params") -> Plan:
+    """Minimal depth by the threshold rule, the recommended shape of the chosen rule, and
+    candidate shapes, every one valid under the constraints."""
+    options = options or PlanOptions()
+    spending, constraints = options.spending, options.constraints
+    check_budget(budget, spending)
+    theory = theory_for(budget, spending)
+    depth, model = theory.min_depth, theory.model
+    low = 3 ** (depth - 1) + 1 if depth > 1 else 2
+    planned = snap_width(budget, spending, constraints, depth, theory.width_exact, lo=low, hi=3**depth)
+    if planned is None:  # the threshold guarantee and the constraints cannot both hold: keep the constraints
+        planned = snap_width(budget, spending, constraints, depth, theory.width_exact)
+    step = width_step(constraints, spending.head_dim)
+    if planned is None or (abs(planned.deviation) > FAR_FROM_BUDGET and theory.width_exact > 2 * step):
+        raise no_valid_shape(spending, constraints, depth, theory.width_exact)
+    rule = chosen_rule(options)
+    width_at_depth = lambda L: model.width(budget, L)
+    optimum = rule.recommend(budget, width_at_depth)
+    target = optimum[0] if optimum else depth
+    recommended = rule_shape(budget, spending, constraints, optimum, lowest=depth) \
+        or snap_depth(budget, spending, constraints, model, target, lowest=depth)
+    if recommended is None or (abs(recommended.deviation) > FAR_FROM_BUDGET and theory.width_exact > 2 * step):
+        raise no_valid_shape(spending, constraints, round(target), width_at_depth(target))
+    candidates = []
+    for L in candidate_depths(depth, max(target, recommended.arch.depth)):
+        snapped = snap_depth(budget, spending, constraints, model, L, lowest=depth,
+                             exclude=frozenset(c.arch.depth for c in candidates))
+        if snapped is not None and all(c.arch.width != snapped.arch.width for c in candidates):
+            candidates.append(snapped)  # one candidate per width: neighbouring depths of one width add nothing
+    candidates.sort(key=lambda s: s.arch.depth)
+    arch = planned.arch
+    record = bounds(arch.depth, arch.width, arch.heads, options.reading)
+    rec = recommended.arch
+    built = [candidate(s, options.context, options.reading) for s in candidates]
     return Plan(
-        params=budget, budget_source=budget_source, min_depth_exact=min_depth_exact(budget), min_depth=depth,
-        width_exact=exact, width=width, heads=heads, params_actual=actual, params_deviation=deviation,
-        regime=bounds(depth, width, heads).regime, empirical_depth=emp_depth, empirical_width=emp_width,
-        recommended_depth=rec_depth, recommended_width=rec_width, recommended_heads=default_heads(rec_width, head_dim),
-        candidates=candidates, notes=advice(budget, depth, width, deviation, emp_depth, candidates, align),
+        params=budget, budget_source=budget_source, arch=spending.arch, count=spending.count,
+        min_depth_exact=theory.min_depth_exact, min_depth=depth, width_exact=theory.width_exact, width=arch.width,
+        heads=arch.heads, params_actual=planned.params, params_deviation=planned.deviation,
+        **{k: v for k, v in shape_fields(arch, options.context).items() if k not in ("heads",)},
+        regime=record.regime, rule=rule.name,
+        empirical_depth=optimum[0] if optimum else None, empirical_width=optimum[1] if optimum else None,
+        recommended_depth=rec.depth, recommended_width=rec.width, recommended_heads=rec.heads,
+        recommended_kv_heads=rec.kv_heads, recommended_ffn=rec.ffn, recommended_params=recommended.params,
+        recommended_params_deviation=recommended.deviation, recommended_tp_sizes=tp_sizes(rec),
+        candidates=tuple(built),
+        notes=advice(budget, options, theory, planned, recommended, optimum, rule, built),
     )
 
 
-def advice(budget, depth, width, deviation, emp_depth, candidates, align) -> tuple[str, ...]:
-    """Short notes drawn from the reference card's literature context."""
-    notes = [f"threshold rule (Levine et al. 2020): depth {depth} is the smallest with 3^L >= width for this budget; "
-             "below log3(width), adding depth pays off double-exponentially, above it depth and width trade evenly"]
-    if abs(deviation) > 0.1:
-        notes.append(f"rounding the width to a multiple of {align} moves the parameter count {deviation:+.0%} from the budget")
+def chosen_rule(options: PlanOptions):
+    """The rule that gives the recommended shape: the user's rule file, or a registry rule."""
+    from .rules import get_rule, rule_from_file
+
+    rule = rule_from_file(options.rule_file) if options.rule_file else get_rule(options.rule)
+    if rule.kind == "guard":
+        raise InputError("--rule", options.rule, "a guard bounds the depth but recommends no shape; "
+                                                 "choose a rule of kind fit, practice or theory (see `depthwidth rules`)")
+    return rule
+
+
+def plan_architecture(budget: int, arch: str = "llama", **options):
+    """The recommended, hardware-valid architecture of a plan (what `export --plan` writes).
+
+    ``options``: ``overrides`` (dict of block fields), ``count``, ``constraints`` (hardware.Constraints),
+    ``rule``, ``rule_file``, ``context``."""
+    overrides = tuple(sorted((options.pop("overrides", None) or {}).items()))
+    spending = Spending(arch, overrides, options.pop("count", "total"))
+    p = plan(budget, PlanOptions(spending=spending, **options))
+    return spending.architecture(p.recommended_depth, p.recommended_width)
+
+
+def guard_notes(depth: int, width: int) -> list[str]:
+    """A warning for each guard of the registry that the shape breaks (e.g. Depth Delusion's critical depth)."""
+    from .rules import REGISTRY
+
+    out = []
+    for rule in REGISTRY.values():
+        limit = rule.max_depth(width) if rule.kind == "guard" else None
+        if limit is not None and depth > limit:
+            out.append(f"depth {depth} is above the '{rule.name}' guard's maximum {limit:.1f} for width {width:,} "
+                       f"({rule.formula}; {rule.source})")
+    return out
+
+
+def advice(budget, options: PlanOptions, theory: Theory, planned: Snapped, recommended: Snapped, optimum, rule,
+           candidates) -> tuple[str, ...]:
+    """Short notes: the rule used, deviations, hardware snaps, and the literature context."""
+    depth, width = planned.arch.depth, planned.arch.width
+    notes = [f"threshold rule (Levine et al. 2020): depth {depth} is the smallest with 3^L >= width for this budget "
+             f"({options.spending.arch} block, {options.spending.count} parameters); below log3(width), adding depth "
+             "pays off double-exponentially, above it depth and width trade evenly"]
+    if compare_pow3(depth, width) < 0:
+        notes.append(f"no valid width at depth {depth} keeps depth >= log3(width): {width} is past 3^{depth}")
+    if abs(planned.deviation) > BUDGET_TOLERANCE:
+        notes.append(f"the planned shape {depth}x{width} is {planned.deviation:+.1%} from the budget: the nearest valid "
+                     f"width at the minimal depth (the depth is the theory's answer, so only the width moves)")
+    if abs(recommended.deviation) > BUDGET_TOLERANCE:
+        notes.append(f"no valid shape near the recommended depth is within ±{BUDGET_TOLERANCE:.0%} of the budget "
+                     f"({recommended.deviation:+.1%})")
+    if optimum is not None:
+        flag = "" if rule.verified else " (constants not verified against a stored source)"
+        extrapolated = rule.extrapolated(budget, optimum[0])
+        notes.append(f"recommended by rule '{rule.name}' ({rule.kind}){flag}: depth {optimum[0]:.1f}, width "
+                     f"{optimum[1]:,.0f} before snapping to a valid shape; {rule.source}"
+                     + ("; outside the rule's range: an extrapolation" if extrapolated else ""))
+    else:
+        notes.append(f"rule '{rule.name}' is the threshold rule itself: the recommended shape is the minimal depth")
+    notes += guard_notes(recommended.arch.depth, recommended.arch.width)
     in_band = [c.depth for c in candidates if 20 <= c.aspect_ratio <= 200]
     if in_band:
-        notes.append(f"Kaplan et al. 2020: at fixed size, loss varies only a few percent for aspect ratios d/L of about 20-200 "
-                     f"(here depths {', '.join(map(str, in_band))})")
-    low, high = EMPIRICAL_FIT_DEPTHS
-    if not low <= emp_depth <= high:
-        notes.append(f"the empirical optimum (depth {emp_depth:.1f}) lies outside the fit's depths {low}-{high}: an extrapolation")
-    notes.append(f"empirical optimum: {EMPIRICAL_SOURCE}; small vocabulary, English web text; not theory")
-    if max(c.depth for c in candidates) >= 48 or emp_depth >= 48:
+        notes.append(f"Kaplan et al. 2020: at fixed size, loss varies only a few percent over a wide band of aspect ratios "
+                     f"d/L (here depths {', '.join(map(str, in_band))} have d/L in 20-200)")
+    if max(c.depth for c in candidates) >= 48:
         notes.append("stacks of ~60 layers diverged without special initialization (Liu et al. 2020, ADMIN); "
                      "residual connections and MLPs counter rank collapse (Dong et al. 2021)")
     if any(c.regime == THRESHOLD for c in candidates):
         notes.append("a candidate sits exactly on d = 3^L, where neither theorem applies")
     return tuple(notes)
+
+
+# ---- every rule side by side (`plan --rules`) ---------------------------------------------------
+
+@dataclass(frozen=True)
+class RuleShape:
+    """One rule's answer for a budget, snapped to a valid shape; for a guard, its maximum depth."""
+
+    params: int
+    rule: str
+    kind: str
+    depth: int
+    width: int
+    heads: int
+    kv_heads: int
+    ffn: int
+    params_actual: int
+    params_deviation: float
+    tp_sizes: tuple[int, ...]
+    rule_depth: float
+    rule_width: float
+    formula: str
+    source: str
+    fit_range: str
+    verified: bool
+    extrapolated: bool
+    notes: tuple[str, ...]
+
+
+def _crossing(rising, falling, lo: float = 1.0, hi: float = 1e6) -> float:
+    """The real L where an increasing function of L meets a decreasing one (bisection in log L)."""
+    if rising(lo) >= falling(lo):
+        return lo
+    for _ in range(200):
+        mid = math.sqrt(lo * hi)
+        lo, hi = (mid, hi) if rising(mid) < falling(mid) else (lo, mid)
+    return lo
+
+
+def rule_shapes(budget: int, options: PlanOptions | None = None) -> list[RuleShape]:
+    """Every registry rule (and the user's rule file) for one budget, side by side with the theory."""
+    from .rules import REGISTRY, rule_from_file
+
+    options = options or PlanOptions()
+    spending, constraints = options.spending, options.constraints
+    check_budget(budget, spending)
+    theory = theory_for(budget, spending)
+    width_at_depth = lambda L: theory.model.width(budget, L)
+    rules = list(REGISTRY.values()) + ([rule_from_file(options.rule_file)] if options.rule_file else [])
+    rows = []
+    for rule in rules:
+        notes = list(rule.notes) if rule.notes else []
+        if rule.kind == "guard":
+            depth = _crossing(lambda L: L / rule.max_depth(width_at_depth(L)), lambda L: 1.0)
+            optimum = (depth, width_at_depth(depth))
+            notes.insert(0, f"a guard, not a recommendation: at this budget, depths above {depth:.1f} exceed the rule's "
+                            f"maximum depth for their width")
+            snapped = snap_depth(budget, spending, constraints, theory.model, max(1.0, math.floor(depth)))
+        else:
+            optimum = rule.recommend(budget, width_at_depth)
+            if optimum is None:  # the theory row: the minimal depth itself
+                optimum = (theory.min_depth_exact, theory.width_exact)
+                snapped = snap_depth(budget, spending, constraints, theory.model, theory.min_depth, lowest=theory.min_depth)
+            else:
+                snapped = rule_shape(budget, spending, constraints, optimum) \
+                    or snap_depth(budget, spending, constraints, theory.model, optimum[0])
+        if snapped is None:
+            raise no_valid_shape(spending, constraints, round(optimum[0]), optimum[1])
+        extrapolated = rule.extrapolated(budget, optimum[0])
+        if extrapolated:
+            notes.append(f"budget {budget:.3g} or depth {optimum[0]:.1f} lies outside the rule's range ({rule.fit_range}): "
+                         "an extrapolation")
+        if not rule.verified:
+            notes.append("constants not verified against a stored source")
+        arch = snapped.arch
+        rows.append(RuleShape(
+            params=budget, rule=rule.name, kind=rule.kind, depth=arch.depth, width=arch.width, heads=arch.heads,
+            kv_heads=arch.kv_heads, ffn=arch.ffn, params_actual=snapped.params, params_deviation=snapped.deviation,
+            tp_sizes=tp_sizes(arch), rule_depth=optimum[0], rule_width=optimum[1], formula=rule.formula,
+            source=rule.source, fit_range=rule.fit_range, verified=rule.verified, extrapolated=extrapolated,
+            notes=tuple(notes)))
+    return rows

@@ -17,8 +17,16 @@ from .shapes import params
 
 LN3 = math.log(3.0)
 LOG3_2 = math.log(2.0) / LN3
-# Theorem 2's c2 reads log3((d/2)·sqrt(2·sqrt(2e))) (the literal reading, see README "Formula notes").
-UB2_ARG_PER_WIDTH = 0.5 * math.sqrt(2.0 * math.sqrt(2.0 * math.e))
+# Theorem 2's constant c2 prints as "-2 d_x log_3 (d_x/2) sqrt(2 sqrt(2e)) + log_3 d_x", which reads
+# two ways (docs/theory.md, "Reading of c2"). With K = sqrt(2·sqrt(2e)) ~ 2.1595:
+#   consistent (default): c2 = -2·d·log3(d/(2K)) + log3 d   -- respects sep >= 1 and zero-padding
+#   literal:              c2 = -2·d·log3((d/2)·K) + log3 d  -- negative and non-monotone below 3^L
+C2_K = math.sqrt(2.0 * math.sqrt(2.0 * math.e))
+CONSISTENT = "consistent"
+LITERAL = "literal"
+C2_READINGS = (CONSISTENT, LITERAL)
+# The argument of Theorem 2's log3 in c2 is width · UB2_ARG_PER_WIDTH[reading].
+UB2_ARG_PER_WIDTH = {CONSISTENT: 1.0 / (2.0 * C2_K), LITERAL: 0.5 * C2_K}
 
 EFFICIENT = "depth-efficient"  # 3^L < d: Theorem 1
 INEFFICIENT = "depth-inefficient"  # 3^L > d: Theorem 2
@@ -61,9 +69,18 @@ def log3_sep_lower_inefficient(depth, width, heads, xp=math):
     return 0.5 * width * depth - depth * (heads / 2 + 1) - width * (1 + 0.5 * xp.log((width - heads) / 2) / LN3)
 
 
-def log3_sep_upper_inefficient(depth, width, heads, xp=math):
-    """Theorem 2 upper bound: 2·d·L + L - 2·d·log3((d/2)·sqrt(2·sqrt(2e))) + log3 d (H does not enter)."""
-    return 2.0 * width * depth + depth - 2.0 * width * (xp.log(width * UB2_ARG_PER_WIDTH) / LN3) + xp.log(width) / LN3
+def check_reading(reading: str) -> str:
+    """The c2 reading by name; anything else is a programming error (the CLI validates user input)."""
+    if reading not in C2_READINGS:
+        raise ValueError(f"c2 reading must be one of {', '.join(C2_READINGS)}, got {reading!r}")
+    return reading
+
+
+def log3_sep_upper_inefficient(depth, width, heads, xp=math, reading=CONSISTENT):
+    """Theorem 2 upper bound: 2·d·L + c1 + c2 with c1 = L and, in the consistent reading,
+    c2 = -2·d·log3(d/(2K)) + log3 d, K = sqrt(2·sqrt(2e)) (literal: log3((d/2)·K)). H does not enter."""
+    arg = UB2_ARG_PER_WIDTH[check_reading(reading)]
+    return 2.0 * width * depth + depth - 2.0 * width * (xp.log(width * arg) / LN3) + xp.log(width) / LN3
 
 
 @dataclass(frozen=True)
@@ -80,10 +97,11 @@ class Bounds:
     log3_sep_lower: float | None
     log3_sep_upper: float | None
     lower_vacuous: bool
+    c2_reading: str
     notes: tuple[str, ...]
 
 
-def bounds(depth: int, width: int, heads: int) -> Bounds:
+def bounds(depth: int, width: int, heads: int, reading: str = CONSISTENT) -> Bounds:
     """Bounds on log3(sep) for an L x d network with H heads, from the theorem valid at (L, d).
 
     The lower bound is clamped at 0 and flagged vacuous where the formula gives <= 0 (sep >= 1
@@ -92,14 +110,14 @@ def bounds(depth: int, width: int, heads: int) -> Bounds:
     depth, width, heads = int(depth), int(width), int(heads)
     kind = regime(depth, width)
     common = dict(depth=depth, width=width, heads=heads, params=params(depth, width),
-                  threshold_depth=threshold_depth(width), regime=kind)
+                  threshold_depth=threshold_depth(width), regime=kind, c2_reading=check_reading(reading))
     if kind == THRESHOLD:
         return Bounds(**common, theorem=None, log3_sep_lower=None, log3_sep_upper=None, lower_vacuous=False,
                       notes=bound_notes(depth, None, 0.0, 0.0))
     if kind == EFFICIENT:
         theorem, raw_lower, raw_upper = 1, log3_sep_lower_efficient(depth, width, heads), log3_sep_upper_efficient(depth, width, heads)
     else:
-        theorem, raw_lower, raw_upper = 2, log3_sep_lower_inefficient(depth, width, heads), log3_sep_upper_inefficient(depth, width, heads)
+        theorem, raw_lower, raw_upper = 2, log3_sep_lower_inefficient(depth, width, heads), log3_sep_upper_inefficient(depth, width, heads, reading=reading)
     lower = max(raw_lower, 0.0)
     return Bounds(**common, theorem=theorem, log3_sep_lower=lower, log3_sep_upper=raw_upper if raw_upper >= lower else None,
                   lower_vacuous=raw_lower <= 0, notes=bound_notes(depth, theorem, raw_lower, raw_upper))
@@ -114,7 +132,8 @@ def bound_notes(depth: int, theorem: int | None, raw_lower: float, raw_upper: fl
         notes.append(f"Theorem {theorem} lower bound formula gives {raw_lower:.3f} <= 0: vacuous (only sep >= 1), reported as 0")
     if raw_upper < max(raw_lower, 0.0):
         notes.append(f"Theorem {theorem} upper bound formula gives {raw_upper:.3f}, below the lower bound: "
-                     "no information here (literal reading of c2, README 'Formula notes'), reported as unavailable")
+                     "no information here (a guard: with the consistent reading of c2 this is not expected; "
+                     "the literal reading does it for d in about (0.93·3^L, 3^L)), reported as unavailable")
     return tuple(notes)
 
 
@@ -130,7 +149,7 @@ def regime_codes(depth, width):
     return (sign + 1).astype(np.int8)
 
 
-def bounds_grid(depth, width, heads):
+def bounds_grid(depth, width, heads, reading=CONSISTENT):
     """``bounds()`` over broadcast NumPy arrays, returned as a dict of arrays.
 
     Keys: ``regime_code`` (int8, see ``regime_codes``), ``theorem`` (0 where none),
@@ -147,7 +166,7 @@ def bounds_grid(depth, width, heads):
     # wherever H < d), then NaN on the threshold and Theorem 1 on its rows (3^(L-2) would overflow elsewhere).
     with np.errstate(all="ignore"):
         raw_lower = log3_sep_lower_inefficient(L, d, H, xp=np)
-        raw_upper = log3_sep_upper_inefficient(L, d, H, xp=np)
+        raw_upper = log3_sep_upper_inefficient(L, d, H, xp=np, reading=reading)
     other = code != 2
     if other.any():
         raw_lower[other] = np.nan
@@ -165,7 +184,7 @@ def bounds_grid(depth, width, heads):
             "lower_vacuous": lower_vacuous, "lower_formula": raw_lower, "upper_formula": raw_upper}
 
 
-def iter_bounds_grid(depths, widths, heads=None, rows_per_chunk: int = 1 << 16):
+def iter_bounds_grid(depths, widths, heads=None, rows_per_chunk: int = 1 << 16, reading=CONSISTENT):
     """The grid depths x widths (depth-major) in chunks of at most ``rows_per_chunk`` rows, as
     dicts of arrays, so memory stays bounded however long either axis is.
 
@@ -188,7 +207,7 @@ def iter_bounds_grid(depths, widths, heads=None, rows_per_chunk: int = 1 << 16):
         depth, width, head = depths[row], widths[column], head_row[column]
         chunk = {"depth": depth, "width": width, "heads": head,
                  "params": params(depth, width) if exact_int64 else params(depth.astype(object), width.astype(object)),
-                 "threshold_depth": log3_width[column], **bounds_grid(depth, width, head)}
+                 "threshold_depth": log3_width[column], **bounds_grid(depth, width, head, reading)}
         notes = np.full(depth.size, None, dtype=object)
         flagged = np.flatnonzero((chunk["regime_code"] == 1) | chunk["lower_vacuous"]
                                  | ((chunk["theorem"] > 0) & np.isnan(chunk["log3_sep_upper"])))
@@ -196,4 +215,5 @@ def iter_bounds_grid(depths, widths, heads=None, rows_per_chunk: int = 1 << 16):
                                                chunk["lower_formula"][flagged].tolist(), chunk["upper_formula"][flagged].tolist()):
             notes[i] = bound_notes(L, theorem or None, lower, upper)
         chunk["notes"] = notes
+        chunk["c2_reading"] = reading
         yield chunk

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from depthwidth.planner import (
-    aligned_width, candidate_depths, empirical_optimum, lambert_w, min_depth, min_depth_exact, params_from_flops,
+    candidate_depths, empirical_optimum, lambert_w, min_depth, min_depth_exact, params_from_flops,
     params_from_tokens, plan, width_for,
 )
 from depthwidth.theory import compare_pow3
@@ -23,13 +23,14 @@ def test_card_minimal_depths(budget, exact, integer, width):
 
 def test_plan_1e9():
     p = plan(10**9)
-    assert (p.min_depth, p.width, p.heads) == (8, 3200, 50)
+    assert (p.min_depth, p.width, p.heads) == (8, 3200, 50)  # 3200 = 25·128, the multiple of 128 nearest 3227.5
     assert p.width_exact == pytest.approx(3227.486, abs=1e-3)
     assert p.params_actual == 12 * 8 * 3200**2 and p.params_deviation == pytest.approx(-0.01696)
     assert p.empirical_depth == pytest.approx(40.2, abs=0.1) and p.empirical_width == pytest.approx(1440, abs=5)
     depths = [c.depth for c in p.candidates]
     assert depths[0] == 8 and depths[-1] > p.empirical_depth and depths == sorted(set(depths))
     assert all(c.aspect_ratio == c.width / c.depth for c in p.candidates)
+    assert all(c.params_actual == 12 * c.depth * c.width**2 for c in p.candidates)
 
 
 def test_empirical_rule_reproduces_the_papers_claims():
@@ -65,23 +66,20 @@ def test_min_depth_is_the_smallest_depth_meeting_the_rule(budget):
 @given(st.integers(100, 10**30))
 def test_planned_shape_respects_the_threshold_and_stays_finite(budget):
     p = plan(budget)
-    assert compare_pow3(p.min_depth, p.width) >= 0  # depth >= log3(width)
-    assert 1 <= p.heads < p.width
+    if 3 ** (p.min_depth - 1) + 1 < 128 * (3 ** p.min_depth // 128):  # a multiple of 128 fits in (3^(L-1), 3^L]
+        assert compare_pow3(p.min_depth, p.width) >= 0  # depth >= log3(width)
+    assert 1 <= p.heads < p.width and p.width % 128 == 0 and p.heads * 64 == p.width
     for value in (p.min_depth_exact, p.width_exact, p.empirical_depth, p.empirical_width, p.params_deviation):
         assert math.isfinite(value)
 
 
-def test_aligned_width_rounds_but_never_crosses_the_threshold():
-    assert aligned_width(3227.5, 64) == 3200
-    assert aligned_width(6.45, 64) == 6  # below one alignment step: plain rounding
-    assert aligned_width(720.0, 64, depth=6) == 704  # 768 would put 3^6 = 729 below the width
-
-
 def test_tiny_and_huge_budgets():
-    tiny = plan(1000)
-    assert (tiny.min_depth, tiny.width, tiny.heads) == (2, 6, 1)
+    tiny = plan(1000)  # 2x6 spends it exactly, but the smallest width that is a multiple of 128 is 128
+    assert (tiny.min_depth, tiny.width, tiny.heads) == (2, 128, 2)
+    assert any("from the budget" in n for n in tiny.notes)
     huge = plan(10**30)
     assert huge.min_depth == 29 and math.isfinite(huge.width_exact)
+    assert huge.width % 128 == 0 and abs(huge.width / huge.width_exact - 1) < 1e-6
 
 
 def test_compute_optimal_conversions():
@@ -94,11 +92,16 @@ def test_candidate_depth_ladder():
     assert len(candidate_depths(29, 454.0)) <= 12
 
 
-def test_recommended_shape_is_the_empirical_optimum_aligned():
+def test_recommended_shape_is_the_empirical_optimum_snapped():
+    """0.1 recommended 40x1472x23 (23 heads, a prime; 1472 not a multiple of 128). Now the nearest
+    valid shape within 5% of the budget: widths multiples of 128 near the fit's 1440 are 1408 and
+    1536; 1408 at depth N/(12·1408²) = 42.03 -> 42 is -0.08% from the budget, 22 heads of 64."""
     p = plan(10**9)
-    assert (p.recommended_depth, p.recommended_width, p.recommended_heads) == (40, 1472, 23)
+    assert (p.recommended_depth, p.recommended_width, p.recommended_heads) == (42, 1408, 22)
+    assert p.recommended_params == 12 * 42 * 1408**2
+    assert p.recommended_params_deviation == pytest.approx(12 * 42 * 1408**2 / 1e9 - 1)
     tiny = plan(1000)  # the fit's optimum (depth ~0) is below the threshold rule: never recommend that
-    assert tiny.recommended_depth == tiny.min_depth
+    assert tiny.recommended_depth >= tiny.min_depth
 
 
 @pytest.mark.parametrize("z", [1e-6, 0.3, 1.0, 7.0, 1e3, 1e9, 1e50, 1e300])

@@ -1,0 +1,120 @@
+"""Shapes that train well on real hardware: alignment and tensor-parallel validity.
+
+Conventions (each a default the user can change; sources in README "Shapes you can train"):
+- head dimension 64 or 128 (GPT-2/BERT use 64, LLaMA/Mistral/Qwen2 128);
+- width a multiple of 128 (tensor-core tiles) and of the head dimension;
+- feed-forward size a multiple of the preset's ``ffn_multiple`` (LLaMA rounds to 256);
+- vocabulary padded to a multiple of 64 or 128 (Megatron-LM's make-vocab-size-divisible-by);
+- tensor parallelism of degree t (Megatron-LM, Shoeybi et al. 2019) splits attention heads and
+  feed-forward columns: t | H, t | ffn, t | E or t | expert size, and t | G or G | t for the
+  key/value heads (fewer KV heads than t are replicated, as vLLM and Megatron do).
+
+Everything here reads an architecture by attribute (depth, width, heads, kv_heads, head_dim, ffn,
+experts, expert_ffn, dense_layers), so it works on ``blocks.Architecture`` and catalogue rows alike.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+TP_LIMIT = 128  # tp_sizes lists degrees up to this
+DEFAULT_MULTIPLE = 128
+DEFAULT_VOCAB_MULTIPLE = 128
+
+
+@dataclass(frozen=True)
+class Constraints:
+    """The alignment a shape must satisfy; ``None`` switches a rule off.
+
+    ``composite_heads``: the head count is 1, 2 or composite, never a prime >= 3 that only shards
+    1 or H ways (the 40x1472x23 of depthwidth 0.1).
+    """
+
+    multiple: int | None = DEFAULT_MULTIPLE
+    head_dim: int | None = None
+    ffn_multiple: int | None = None
+    tp: int = 1
+    vocab_multiple: int | None = None
+    composite_heads: bool = True
+
+
+def is_prime(n: int) -> bool:
+    """Trial division (head counts are small)."""
+    if n < 2:
+        return False
+    if n % 2 == 0:
+        return n == 2
+    k = 3
+    while k * k <= n:
+        if n % k == 0:
+            return False
+        k += 2
+    return True
+
+
+def _dense_ffn(arch) -> int | None:
+    """The dense feed-forward size that tensor parallelism splits, None when every layer is MoE."""
+    experts = getattr(arch, "experts", None)
+    if experts and not getattr(arch, "dense_layers", 0):
+        return None
+    return getattr(arch, "ffn", None)
+
+
+def tp_conflicts(arch, tp: int) -> list[str]:
+    """Why tensor parallelism of degree ``tp`` cannot split this architecture (empty: it can)."""
+    out = []
+    heads, kv_heads = arch.heads, getattr(arch, "kv_heads", None) or arch.heads
+    if heads % tp:
+        out.append(f"{heads} attention heads are not divisible by tp {tp}")
+    if kv_heads % tp and tp % kv_heads:
+        out.append(f"{kv_heads} key/value heads and tp {tp}: needs tp | kv_heads or kv_heads | tp")
+    ffn = _dense_ffn(arch)
+    if ffn and ffn % tp:
+        out.append(f"feed-forward size {ffn} is not divisible by tp {tp}")
+    experts = getattr(arch, "experts", None)
+    if experts:
+        expert_ffn = getattr(arch, "expert_ffn", None)
+        if experts % tp and (not expert_ffn or expert_ffn % tp):
+            out.append(f"{experts} experts of size {expert_ffn} and tp {tp}: needs tp | experts or tp | expert size")
+    return out
+
+
+def tp_sizes(arch, limit: int = TP_LIMIT) -> tuple[int, ...]:
+    """The valid tensor-parallel degrees up to ``limit``: divisors t of H passing ``tp_conflicts``."""
+    heads = arch.heads
+    return tuple(t for t in range(1, min(heads, limit) + 1) if heads % t == 0 and not tp_conflicts(arch, t))
+
+
+def violations(arch, constraints: Constraints) -> list[str]:
+    """Each constraint in force that ``arch`` breaks, named (empty: a valid shape)."""
+    c = constraints
+    out = []
+    width, heads = arch.width, arch.heads
+    head_dim = getattr(arch, "head_dim", None) or (width // heads if width % heads == 0 else None)
+    if c.multiple and width % c.multiple:
+        out.append(f"width {width} is not a multiple of {c.multiple}")
+    if c.head_dim and head_dim != c.head_dim:
+        out.append(f"head dimension {head_dim} is not {c.head_dim}")
+    if head_dim is None or heads * head_dim != width:
+        out.append(f"width {width} is not heads x head_dim ({heads} x {head_dim})")
+    ffn = getattr(arch, "ffn", None)
+    if c.ffn_multiple and ffn and ffn % c.ffn_multiple:
+        out.append(f"feed-forward size {ffn} is not a multiple of {c.ffn_multiple}")
+    vocab = getattr(arch, "vocab", None)
+    if c.vocab_multiple and vocab and vocab % c.vocab_multiple:
+        out.append(f"vocabulary {vocab} is not padded to a multiple of {c.vocab_multiple}")
+    if c.composite_heads and heads > 2 and is_prime(heads):
+        out.append(f"{heads} heads is a prime: it shards only 1 or {heads} ways")
+    out += tp_conflicts(arch, c.tp)
+    return out
+
+
+def width_step(constraints: Constraints, head_dim: int) -> int:
+    """The spacing of candidate widths: lcm of the width multiple and the head dimension."""
+    from math import lcm
+
+    return lcm(constraints.multiple or 1, head_dim)
+
+
+def padded_vocab(vocab: int, multiple: int = DEFAULT_VOCAB_MULTIPLE) -> int:
+    """Vocabulary rounded up to a multiple (GPT-2's 50257 -> 50304 at 128)."""
+    return -(-vocab // multiple) * multiple

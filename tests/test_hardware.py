@@ -1,0 +1,133 @@
+"""Shapes you can train (issue 12): tensor-parallel degrees, constraint checks, and the planner's
+snap over a grid of budgets, presets and tp degrees. Expected values are worked out here by hand
+or by brute force over divisors, never read from the code under test."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from depthwidth.blocks import Architecture, preset
+from depthwidth.hardware import Constraints, is_prime, tp_sizes, violations
+from depthwidth.planner import PlanOptions, Spending, plan
+
+
+def arch(depth=12, width=768, heads=12, kv_heads=None, ffn=None, experts=None, expert_ffn=None, dense_layers=0):
+    return Architecture(depth, width, heads, kv_heads or heads, width // heads, ffn or 4 * width, False,
+                        experts=experts, top_k=2 if experts else None, expert_ffn=expert_ffn, dense_layers=dense_layers)
+
+
+def brute_tp(heads, kv, ffn, experts=None, expert_ffn=None, dense=True):
+    """Every t in 1..128 satisfying the card's rules, by brute force."""
+    out = []
+    for t in range(1, 129):
+        ok = heads % t == 0 and (kv % t == 0 or t % kv == 0)
+        if dense:
+            ok = ok and ffn % t == 0
+        if experts:
+            ok = ok and (experts % t == 0 or expert_ffn % t == 0)
+        if ok:
+            out.append(t)
+    return tuple(out)
+
+
+def test_gpt2_xl_shards_1_5_25():
+    """GPT-2 XL: 48 layers, width 1600, 25 heads, ffn 6400 (the card's example)."""
+    assert tp_sizes(arch(48, 1600, 25)) == (1, 5, 25) == brute_tp(25, 25, 6400)
+
+
+@pytest.mark.parametrize("heads, kv, ffn", [(32, 8, 11008), (32, 32, 11008), (64, 8, 28672), (40, 40, 13824),
+                                            (96, 96, 49152), (71, 1, 18176), (52, 52, 17920), (24, 8, 8192)])
+def test_tp_sizes_match_brute_force(heads, kv, ffn):
+    a = Architecture(1, heads * 128, heads, kv, 128, ffn, True)
+    assert tp_sizes(a) == brute_tp(heads, kv, ffn)
+
+
+def test_experts_split_by_count_or_size():
+    """Mixtral: 8 experts of 14336, 32 heads, 8 KV heads; t | 8 or t | 14336 for the experts."""
+    mixtral = arch(32, 4096, 32, kv_heads=8, ffn=14336, experts=8, expert_ffn=14336)
+    assert tp_sizes(mixtral) == brute_tp(32, 8, 14336, 8, 14336, dense=False)
+    odd = arch(2, 1536, 12, experts=6, expert_ffn=1000)  # t | 6 or t | 1000; heads 12
+    assert tp_sizes(odd) == tuple(t for t in (1, 2, 3, 4, 6, 12) if 6 % t == 0 or 1000 % t == 0)
+
+
+def test_kv_heads_replicate_when_fewer_than_tp():
+    """MQA (G = 1): any t dividing H works, the single KV head is replicated."""
+    falcon = Architecture(32, 4544, 71, 1, 64, 18176, False)
+    assert tp_sizes(falcon) == (1, 71)  # 71 heads is prime
+
+
+@pytest.mark.parametrize("n, prime", [(1, False), (2, True), (3, True), (9, False), (23, True), (25, False), (97, True)])
+def test_is_prime(n, prime):
+    assert is_prime(n) == prime
+
+
+def test_violations_name_each_rule():
+    bad = Architecture(40, 1472, 23, 23, 64, 5888, False)  # depthwidth 0.1's recommendation for 1e9
+    found = violations(bad, Constraints(multiple=128, tp=2))
+    assert any("not a multiple of 128" in v for v in found)
+    assert any("23 heads is a prime" in v for v in found)
+    assert any("not divisible by tp 2" in v for v in found)
+    assert violations(Architecture(42, 1408, 22, 22, 64, 5632, False), Constraints(multiple=128, tp=2)) == []
+
+
+GRID = [(arch_name, tp, budget) for arch_name in ("vanilla", "llama") for tp in (1, 2, 4, 8)
+        for budget in (10**8, 10**9, 10**10, 10**11, 10**12)]
+
+
+def _count(arch_name: str, depth: int, width: int, heads: int, kv: int, ffn: int) -> int:
+    """The counting convention, written out: q and o are d x d, k and v d x G·h, plain 2·d·f or gated 3·d·f."""
+    head_dim = width // heads
+    attention = 2 * width * width + 2 * width * kv * head_dim
+    return depth * (attention + (3 if arch_name == "llama" else 2) * width * ffn)
+
+
+@pytest.mark.parametrize("arch_name, tp, budget", GRID)
+def test_every_printed_shape_is_valid(arch_name, tp, budget):
+    """Issue 12: recommended shape and candidates: width % 128, width = heads·head_dim, tp | heads,
+    KV heads compatible, ffn % its multiple, within 5% of the budget, counts by the convention."""
+    block = preset(arch_name)
+    p = plan(budget, PlanOptions(spending=Spending(arch_name), constraints=Constraints(
+        head_dim=block.head_dim, ffn_multiple=block.ffn_multiple, tp=tp)))
+    shapes = [(p.recommended_depth, p.recommended_width, p.recommended_heads, p.recommended_kv_heads, p.recommended_ffn,
+               p.recommended_params, p.recommended_params_deviation)]
+    shapes += [(c.depth, c.width, c.heads, c.kv_heads, c.ffn, c.params_actual, c.params_deviation) for c in p.candidates]
+    for depth, width, heads, kv, ffn, count, deviation in shapes:
+        assert width % 128 == 0 and width == heads * block.head_dim
+        assert heads % tp == 0 and (kv % tp == 0 or tp % kv == 0)
+        assert ffn % block.ffn_multiple == 0
+        assert heads <= 2 or not is_prime(heads)
+        assert count == _count(arch_name, depth, width, heads, kv, ffn)
+        assert abs(deviation) <= 0.05 and deviation == pytest.approx(count / budget - 1)
+    assert p.recommended_depth >= p.min_depth
+    assert [c.depth for c in p.candidates] == sorted({c.depth for c in p.candidates})
+
+
+def test_llama_plan_fields_reproduce_its_count_and_min_depth():
+    """Issue 11: the reported fields reproduce params_actual by the convention; min_depth is the
+    smallest L with 3^L >= the planned width."""
+    block = preset("llama")
+    p = plan(7 * 10**9, PlanOptions(spending=Spending("llama"), constraints=Constraints(
+        head_dim=block.head_dim, ffn_multiple=block.ffn_multiple)))
+    assert p.gated and p.experts is None and p.width == p.heads * p.head_dim
+    assert p.params_actual == _count("llama", p.min_depth, p.width, p.heads, p.kv_heads, p.ffn)
+    smallest = next(L for L in range(1, 60) if 3**L >= p.width)
+    assert p.min_depth == smallest
+
+
+def test_tp_conflict_exits_2_naming_it():
+    """8 KV heads cannot split 3 ways, nor be replicated onto 3 (neither 3 | 8 nor 8 | 3)."""
+    proc = subprocess.run([sys.executable, "-m", "depthwidth", "plan", "--params", "1e9", "--arch", "llama",
+                           "--kv-heads", "8", "--tp", "3"], capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--tp" in lines[0] and "key/value heads and tp 3" in lines[0]
+
+
+def test_bounds_field_tp_sizes_for_gpt2_xl():
+    proc = subprocess.run([sys.executable, "-m", "depthwidth", "bounds", "gpt2-xl", "--format", "json"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)[0]["tp_sizes"] == [1, 5, 25]
