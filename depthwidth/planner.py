@@ -15,10 +15,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cached_property, lru_cache
 from typing import Callable
 
 from .errors import InputError
-from .hardware import Constraints, tp_sizes, violations, width_step
+from .hardware import Constraints, tp_conflicts, tp_sizes, violations, width_step
 from .shapes import MAX_WIDTH
 from .theory import CONSISTENT, LN3, THRESHOLD, bounds, compare_pow3
 
@@ -27,7 +28,7 @@ FLOPS_PER_PARAM_TOKEN = 6  # C ≈ 6·N·D
 BUDGET_TOLERANCE = 0.05  # recommended shapes and candidates stay within ±5% of the budget when possible
 COUNTS = ("total", "active", "with-embeddings")
 DEPTH_BAND = 0.08  # depths within 8% of a target count as equally near when choosing the more shardable shape
-SNAP_SPAN = 40
+SNAP_SPAN = 24
 FAR_FROM_BUDGET = 0.5  # a "nearest valid shape" further than this from the budget is a conflict, not an answer  # widths tried on each side of the ideal width, in steps of the width multiple
 # The largest width a plan may print is 10^15 (shapes.MAX_WIDTH); at the minimal depth 32 that is
 # a budget of 12·32·10^30 ≈ 3.84e32 for the paper's block. Larger budgets are refused, not rounded.
@@ -155,10 +156,13 @@ class Quadratic:
     a: tuple[Fraction, Fraction, Fraction]
     b: tuple[Fraction, Fraction, Fraction]
 
+    @cached_property
+    def _floats(self) -> tuple[float, ...]:
+        return tuple(map(float, self.a + self.b))
+
     def per_layer(self, width: float) -> tuple[float, float]:
         """(count per layer, count outside the depth-proportional part) at a width, in floats."""
-        a2, a1, a0 = map(float, self.a)
-        b2, b1, b0 = map(float, self.b)
+        a2, a1, a0, b2, b1, b0 = self._floats
         return a2 * width * width + a1 * width + a0, b2 * width * width + b1 * width + b0
 
     def value(self, depth, width):
@@ -168,17 +172,20 @@ class Quadratic:
 
     def width(self, budget: float, depth: float) -> float:
         """The real width d > 0 that spends ``budget`` at ``depth`` (root of the quadratic)."""
-        a2, a1, a0 = (float(x) * depth + float(y) for x, y in zip(self.a, self.b))
+        f = self._floats
+        a2, a1, a0 = (f[i] * depth + f[i + 3] for i in range(3))
         c = a0 - budget
         if a2 <= 0:
             return -c / a1 if a1 > 0 else math.inf
         return (-a1 + math.sqrt(a1 * a1 - 4 * a2 * c)) / (2 * a2)  # a2 > 0, c < 0: the positive root
 
 
+@lru_cache(maxsize=64)
 def quadratic(spending: Spending) -> Quadratic:
-    """The block's count as an exact polynomial (see ``Quadratic``)."""
+    """The block's count as an exact polynomial (see ``Quadratic``): every weight matrix of a layer
+    is d x (something fixed or proportional to d), so the count is c2·d² + c1·d with no constant."""
     unit = _clean_width(spending)
-    widths = (unit, 2 * unit, 3 * unit)
+    widths = (unit, 2 * unit)
     rows = []
     for depth in (64, 128):  # past any leading dense layers
         counts = [Fraction(spending.params(spending.architecture(depth, w))) for w in widths]
@@ -189,12 +196,10 @@ def quadratic(spending: Spending) -> Quadratic:
 
 
 def _through(xs, ys) -> tuple[Fraction, Fraction, Fraction]:
-    """Coefficients (c2, c1, c0) of the parabola through three points, exactly."""
-    (x0, x1, x2), (y0, y1, y2) = xs, ys
-    d01, d12 = (y1 - y0) / (x1 - x0), (y2 - y1) / (x2 - x1)
-    c2 = (d12 - d01) / (x2 - x0)
-    c1 = d01 - c2 * (x0 + x1)
-    return c2, c1, y0 - c2 * x0 * x0 - c1 * x0
+    """Coefficients (c2, c1, 0) of c2·x² + c1·x through two points, exactly."""
+    (x0, x1), (y0, y1) = xs, ys
+    c2 = (y1 / x1 - y0 / x0) / (x1 - x0)
+    return c2, y0 / x0 - c2 * x0, Fraction(0)
 
 
 # ---- the threshold rule for any block --------------------------------------------------------------
@@ -252,7 +257,7 @@ def _widths_near(center: float, step: int, lo: int = 1, hi: int | None = None, s
 def shardability(arch) -> int:
     """The largest of 1, 2, 4, 8 that the shape shards by (GPUs per node come in these numbers):
     among shapes equally near the budget, the planner prefers the more shardable."""
-    return max(t for t in (1, 2, 4, 8) if t in tp_sizes(arch, 8))
+    return next((t for t in (8, 4, 2) if not tp_conflicts(arch, t)), 1)
 
 
 def snap_width(budget: int, spending: Spending, constraints: Constraints, depth: int, center: float,
@@ -297,8 +302,10 @@ def snap_depth(budget: int, spending: Spending, constraints: Constraints, model:
         return None
     within = [o for o in options if abs(o.deviation) <= tolerance]
     if within:  # nearest the target depth (in bands of 8%), then the most shardable, then nearest the budget
-        return min(within, key=lambda o: (int(abs(math.log(o.arch.depth / target)) / DEPTH_BAND), -shardability(o.arch),
-                                          abs(o.deviation), abs(o.arch.depth - target)))
+        band = lambda o: int(abs(math.log(o.arch.depth / target)) / DEPTH_BAND)
+        nearest = min(map(band, within))
+        return min((o for o in within if band(o) == nearest),
+                   key=lambda o: (-shardability(o.arch), abs(o.deviation), abs(o.arch.depth - target)))
     return min(options, key=lambda o: (abs(o.deviation), abs(o.arch.depth - target)))
 
 
@@ -511,8 +518,11 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     depth, model = theory.min_depth, theory.model
     low = 3 ** (depth - 1) + 1 if depth > 1 else 2
     planned = snap_width(budget, spending, constraints, depth, theory.width_exact, lo=low, hi=3**depth)
-    if planned is None:  # the threshold guarantee and the constraints cannot both hold: keep the constraints
-        planned = snap_width(budget, spending, constraints, depth, theory.width_exact)
+    if planned is None or abs(planned.deviation) > FAR_FROM_BUDGET:
+        # the threshold guarantee and the constraints cannot both hold near the budget: keep the constraints
+        anywhere = snap_width(budget, spending, constraints, depth, theory.width_exact)
+        if planned is None or (anywhere is not None and abs(anywhere.deviation) < abs(planned.deviation)):
+            planned = anywhere
     step = width_step(constraints, spending.head_dim)
     if planned is None or (abs(planned.deviation) > FAR_FROM_BUDGET and theory.width_exact > 2 * step):
         raise no_valid_shape(spending, constraints, depth, theory.width_exact)
