@@ -373,10 +373,14 @@ class Candidate:
     depth: int
     width: int
     heads: int
+    threshold_depth: float
     regime: str
+    theorem: int | None
     log3_sep_lower: float | None
     log3_sep_upper: float | None
     lower_vacuous: bool
+    c2_reading: str
+    notes: tuple[str, ...]
     aspect_ratio: float
     params_actual: int
     params_deviation: float
@@ -398,9 +402,10 @@ def candidate(snapped: Snapped, context: int, reading: str = CONSISTENT) -> Cand
     """The candidate record of a snapped shape."""
     arch = snapped.arch
     record = bounds(arch.depth, arch.width, arch.heads, reading)
-    return Candidate(depth=arch.depth, width=arch.width, heads=arch.heads, regime=record.regime,
-                     log3_sep_lower=record.log3_sep_lower, log3_sep_upper=record.log3_sep_upper,
-                     lower_vacuous=record.lower_vacuous, aspect_ratio=arch.width / arch.depth,
+    return Candidate(depth=arch.depth, width=arch.width, heads=arch.heads, threshold_depth=record.threshold_depth,
+                     regime=record.regime, theorem=record.theorem, log3_sep_lower=record.log3_sep_lower,
+                     log3_sep_upper=record.log3_sep_upper, lower_vacuous=record.lower_vacuous,
+                     c2_reading=record.c2_reading, notes=record.notes, aspect_ratio=arch.width / arch.depth,
                      params_actual=snapped.params, params_deviation=snapped.deviation, **shape_fields(arch, context))
 
 
@@ -521,7 +526,7 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     if planned is None or abs(planned.deviation) > FAR_FROM_BUDGET:
         # the threshold guarantee and the constraints cannot both hold near the budget: keep the constraints
         anywhere = snap_width(budget, spending, constraints, depth, theory.width_exact)
-        if planned is None or (anywhere is not None and abs(anywhere.deviation) < abs(planned.deviation)):
+        if planned is None or (anywhere is not None and abs(anywhere.deviation) <= FAR_FROM_BUDGET):
             planned = anywhere
     step = width_step(constraints, spending.head_dim)
     if planned is None or (abs(planned.deviation) > FAR_FROM_BUDGET and theory.width_exact > 2 * step):

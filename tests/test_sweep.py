@@ -126,3 +126,21 @@ def test_plan_rule_file_recommends_the_fitted_optimum(tmp_path):
     assert record["empirical_depth"] == pytest.approx(lo, rel=1e-6)
     assert abs(record["recommended_depth"] / lo - 1) < 0.1 and record["recommended_width"] % 128 == 0
     assert abs(record["recommended_params_deviation"]) <= 0.05
+
+
+def test_sweep_export_writes_one_config_per_row_and_inspect_reads_them_back(tmp_path):
+    out = tmp_path / "runs"
+    proc = cli("sweep", "--params", "1e9", "--count", "3", "--export", "hf-llama", "--out", str(out), "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert [r["id"] for r in manifest] == [r["id"] for r in rows]
+    for row in rows:  # --export hf-llama without --arch plans with the llama block
+        config = json.loads((out / row["id"] / "config.json").read_text())
+        assert (config["num_hidden_layers"], config["hidden_size"], config["num_attention_heads"]) == \
+            (row["depth"], row["width"], row["heads"])
+        assert config["num_key_value_heads"] == row["kv_heads"] and config["intermediate_size"] == row["ffn"]
+        back = json.loads(cli("inspect", str(out / row["id"]), "--format", "json").stdout)[0]
+        assert back["params_real"] == row["params_total"]
+    again = cli("sweep", "--params", "1e9", "--count", "3", "--export", "hf-llama", "--out", str(out))
+    assert again.returncode == 2 and again.stdout == ""
