@@ -1,212 +1,468 @@
 """Width equivalence between a deep and a shallower self-attention network.
 
 Corollary 1 (replicate) and Corollary 2 (surpass) of Levine et al. 2020, "Limits to Depth
-Efficiencies of Self-Attention", solved numerically and exactly at the integer boundary.
+Efficiencies of Self-Attention" (arXiv 2006.12467, Sec. 4), solved as inequalities between the
+bounds of Theorems 1-2 and decided exactly at the integer boundary (docs/theory.md, "Exact widths").
 
 At shallow depth Ls the candidate widths x split into two pieces:
-- x < 3^Ls, Theorem 2: the bound is concave in x above 2H (and convex below), so it rises,
-  peaks and falls before 3^Ls; the first crossing is found by ternary search for the turning
-  point and bisection on the rising side;
-- x > 3^Ls, Theorem 1: the bound is increasing in x and inverts in closed form,
-  x = 3^y -/+ H, carried as log10 because y can be in the millions.
+- H < x < 3^Ls, Theorem 2: LB2 is convex on (H, 2H] and concave above 2H, UB2 concave
+  throughout, so the bound rises, peaks and falls before 3^Ls; the first crossing is found by
+  ternary search for the turning point and bisection on the rising side;
+- x > 3^Ls, Theorem 1: the bound increases with x and inverts in closed form (x = 3^y -/+ H),
+  carried as log10 when it is beyond 2^53 (y can be in the millions).
 x = 3^Ls sits on the threshold, where no theorem bounds anything, so it is never an answer.
+
+Every comparison is decided in double precision when the two sides differ by far more than its
+rounding error, and otherwise with ``decimal`` at 50 digits and more, and, for a tie, exactly:
+all tie-capable bounds are rational combinations of log3 of integers (UB2 carries log3 of
+sqrt(2·sqrt(2e)), which no such combination equals, e being transcendental), and such a
+combination is zero exactly when a product of integer powers is 1, checked over a coprime basis.
 """
 from __future__ import annotations
 
 import math
-import sys
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Callable
 
 from .shapes import Shape, params
 from .theory import (
+    CONSISTENT,
+    EFFICIENT,
+    INEFFICIENT,
     LN3,
-    LOG3_2,
     THRESHOLD,
     Bounds,
     bounds,
+    check_reading,
     compare_pow3,
     log3_sep_lower_efficient,
     log3_sep_lower_inefficient,
     log3_sep_upper_efficient,
     log3_sep_upper_inefficient,
+    regime,
 )
 
 LOG10_3 = math.log10(3.0)
-EXACT_LIMIT = 2**53  # integers above this are not exact in JSON consumers or in float evaluation
+LOG10_2 = math.log10(2.0)
+EXACT_LIMIT = 2**53  # widths below this come back as exact integers; above it as log10 only
 SEARCH_CAP = 2**100  # Theorem-2 widths beyond this are never searched (answers lie far below)
-CLOSED_FORM_ONLY = 15.5  # log10 widths above this come from the closed form alone, never as integers
-# The inequality is decided only when its two sides differ by more than this many ulps of the target.
-_MARGIN_ULPS = 64
+COROLLARY_1 = "Corollary 1"
+COROLLARY_2 = "Corollary 2"
+FROM_BOUNDS = "from the bounds"
+_FLOAT_REL = 2.0**-40  # a double decides a comparison when it clears this fraction of the terms' size
+_PRECISIONS = (50, 100, 200, 400, 800, 1600, 3200)  # decimal digits, tried in turn near a tie
 
 
 @dataclass(frozen=True)
 class Width:
-    """A solved width: ``width`` is the exact integer when double precision decides it (and it is
-    at most 2^53), ``log10_width`` is always given when a width exists, ``theorem`` is the one
-    valid at the answer, ``notes`` say why something is missing."""
+    """A solved width: ``width`` is the exact integer when it is below 2^53, ``log10_width`` is
+    given whenever a width exists, ``theorem`` is the one valid at the answer, ``basis`` says
+    whether the corollary's own condition holds ("Corollary 1" / "Corollary 2") or the width only
+    follows from the bounds ("from the bounds"), ``notes`` say why something is missing."""
 
     width: int | None
     log10_width: float | None
     theorem: int | None
+    basis: str | None = None
     notes: tuple[str, ...] = ()
 
 
-def _nothing(note: str) -> Width:
-    return Width(None, None, None, (note,))
+def _nothing(note: str, basis: str | None = None) -> Width:
+    return Width(None, None, None, basis, (note,))
 
 
-def _theorem2_first(f: Callable[[float], float], holds: Callable[[float], bool], lo: int, hi: int, heads: int) -> int | None:
-    """Smallest integer x in [lo, hi] with holds(f(x)), for a Theorem-2 bound f of the width:
-    convex on (H, 2H], concave above 2H (both Theorem-2 bounds are; UB2 is concave throughout)."""
-    split = min(hi, 2 * heads)
-    if lo <= split:  # convex part: falls then rises
-        if holds(f(lo)):
-            return lo
-        bottom = _turning_point(f, lo, split, highest=False)
-        if holds(f(split)):
-            return _first_rising(f, holds, bottom, split)
-    lo = max(lo, split + 1)
-    if lo <= hi:  # concave part: rises then falls
-        if holds(f(lo)):
-            return lo
-        top = _turning_point(f, lo, hi, highest=True)
-        if holds(f(top)):
-            return _first_rising(f, holds, lo, top)
-    return None
+# ---- exact forms: const + sum(coef·log3(base)) + k·log3(K), K = sqrt(2·sqrt(2e)) ---------------
+
+@dataclass(frozen=True)
+class _Form:
+    const: Fraction
+    terms: tuple[tuple[int, Fraction], ...]  # (integer base >= 2, rational coefficient)
+    k: Fraction = Fraction(0)  # coefficient of log3(K): only Theorem 2's upper bound has one
+
+    def __sub__(self, other: "_Form") -> "_Form":
+        merged: dict[int, Fraction] = dict(self.terms)
+        for base, coef in other.terms:
+            merged[base] = merged.get(base, Fraction(0)) - coef
+        return _Form(self.const - other.const, tuple((b, c) for b, c in merged.items() if c), self.k - other.k)
 
 
-def _turning_point(f, lo: int, hi: int, highest: bool) -> int:
-    """Integer argmax (argmin) of a concave (convex) f on [lo, hi], by ternary search."""
-    sign = 1.0 if highest else -1.0
-    while hi - lo > 2:
-        third = (hi - lo) // 3
-        left, right = lo + third, hi - third
-        if sign * f(left) < sign * f(right):
-            lo = left + 1
+def _form(const, terms: dict, k=0) -> _Form:
+    merged: dict[int, Fraction] = {}
+    for base, coef in terms.items():
+        if base != 1 and coef:
+            merged[int(base)] = merged.get(int(base), Fraction(0)) + Fraction(coef)
+    return _Form(Fraction(const), tuple((b, c) for b, c in merged.items() if c), Fraction(k))
+
+
+def form_upper_efficient(depth: int, width: int, heads: int) -> _Form:
+    """Theorem 1 upper bound ((3^L - 1)/2)·log3(d + H), exactly."""
+    return _form(0, {width + heads: Fraction(3**depth - 1, 2)})
+
+
+def form_lower_efficient(depth: int, width: int, heads: int) -> _Form:
+    """Theorem 1 lower bound 3^(L-2)·(log3(d - H) - log3 2 + 2 - L), exactly."""
+    scale = Fraction(3) ** (depth - 2)
+    return _form(scale * (2 - depth), {width - heads: scale, 2: -scale})
+
+
+def form_lower_inefficient(depth: int, width: int, heads: int) -> _Form:
+    """Theorem 2 lower bound d·L/2 - L·(H/2 + 1) - d - (d/2)·(log3(d - H) - log3 2), exactly."""
+    return _form(Fraction(width * depth, 2) - Fraction(depth * (heads + 2), 2) - width,
+                 {width - heads: Fraction(-width, 2), 2: Fraction(width, 2)})
+
+
+def form_upper_inefficient(depth: int, width: int, heads: int, reading: str = CONSISTENT) -> _Form:
+    """Theorem 2 upper bound 2dL + L - 2d·log3(d/(2K)) + log3 d (consistent; literal: d·K/2), exactly."""
+    sign = 1 if check_reading(reading) == CONSISTENT else -1
+    return _form(2 * width * depth + depth, {width: 1 - 2 * width, 2: 2 * width}, sign * 2 * width)
+
+
+def _decimal_value(form: _Form, digits: int):
+    """(value, size): the form at ``digits`` decimal digits, and the sum of its terms' magnitudes."""
+    from decimal import Context, Decimal
+
+    ctx = Context(prec=digits)
+    ln3 = ctx.ln(Decimal(3))
+    total = ctx.divide(Decimal(form.const.numerator), Decimal(form.const.denominator))
+    size = abs(total)
+    parts = [(coef, ctx.ln(Decimal(base))) for base, coef in form.terms]
+    if form.k:  # log3 K = (3·ln 2 + 1) / (4·ln 3)
+        parts.append((form.k, ctx.divide(ctx.add(ctx.multiply(Decimal(3), ctx.ln(Decimal(2))), Decimal(1)), Decimal(4))))
+    for coef, log in parts:
+        term = ctx.divide(ctx.multiply(ctx.divide(Decimal(coef.numerator), Decimal(coef.denominator)), log), ln3)
+        total = ctx.add(total, term)
+        size += abs(term)
+    return total, size
+
+
+def _coprime_basis(numbers) -> list[int]:
+    """Pairwise coprime integers > 1 of which every given number is a product of powers."""
+    basis: list[int] = []
+    pending = [n for n in numbers if n > 1]
+    while pending:
+        n = pending.pop()
+        for i, b in enumerate(basis):
+            g = math.gcd(n, b)
+            if g > 1:
+                basis.pop(i)
+                pending += [m for m in (g, b // g, n // g) if m > 1]
+                break
         else:
-            hi = right
-    return max(range(lo, hi + 1), key=lambda x: sign * f(x))
+            basis.append(n)
+    return basis
 
 
-def _first_rising(f, holds, lo: int, hi: int) -> int:
-    """Bisection for the smallest x in [lo, hi] with holds(f(x)), given holds(f(hi)).
+def is_zero(form: _Form) -> bool:
+    """Whether the form is exactly 0: 3^const · prod(base^coef) == 1 (and no log3 K term)."""
+    if form.k:
+        return False
+    exponents = dict(form.terms)
+    exponents[3] = exponents.get(3, Fraction(0)) + form.const
+    exponents = {b: c for b, c in exponents.items() if c}
+    if not exponents:
+        return True
+    scale = math.lcm(*(c.denominator for c in exponents.values()))
+    totals: dict[int, int] = {}
+    basis = _coprime_basis(exponents)
+    for base, coef in exponents.items():
+        power = int(coef * scale)
+        for prime in basis:
+            count = 0
+            while base % prime == 0:
+                base //= prime
+                count += 1
+            if count:
+                totals[prime] = totals.get(prime, 0) + count * power
+    return not any(totals.values())
 
-    The answer always satisfies holds and its predecessor in [lo, hi] does not."""
-    if holds(f(lo)):
-        return lo
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if holds(f(mid)):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+
+def exact_sign(float_difference: float, float_size: float, form: Callable[[], _Form]) -> int:
+    """sign(a - b): by the double when it clears its rounding error by far, else in decimal, else exactly."""
+    if abs(float_difference) > _FLOAT_REL * float_size:
+        return 1 if float_difference > 0 else -1
+    difference = form()
+    for digits in _PRECISIONS:
+        value, size = _decimal_value(difference, digits)
+        if abs(value) > size.scaleb(8 - digits):
+            return 1 if value > 0 else -1
+        if digits == _PRECISIONS[0] and is_zero(difference):
+            return 0
+    return 0  # not reached for these bounds: a nonzero difference below 10^-3190 of its terms
+
+
+# ---- the bound of the shallow network at width x --------------------------------------------
+
+def _size_efficient(depth: int, x: float, heads: int) -> float:
+    return 3.0**depth * (math.log(x + heads) / LN3 + depth + 3)
+
+
+def _size_inefficient(depth: int, x: float, heads: int) -> float:
+    return x * (2 * depth + 2 * math.log(x) / LN3 + 6) + depth * (heads + 4)
 
 
 @dataclass(frozen=True)
 class _Side:
     """Which bound of the shallow network is compared with the deep target, and how."""
 
-    theorem1: Callable  # the bound's Theorem-1 formula (increasing in x)
-    theorem2: Callable  # the bound's Theorem-2 formula (convex then concave in x)
-    log3_needed: Callable[[float, int], float]  # Theorem-1 inverse: log3(x + head_sign·H) must reach this
-    head_sign: int
+    efficient: Callable  # float formula, Theorem 1 (increasing in x)
+    inefficient: Callable  # float formula, Theorem 2
+    efficient_form: Callable
+    inefficient_form: Callable
+    convex_below_2h: bool  # LB2 is convex on (H, 2H]; UB2 is concave throughout
     strict: bool  # surpass needs bound > target, replicate bound >= target
 
 
-def _solve(side: _Side, target: float, depth: int, heads: int) -> Width:
-    """Smallest width x at depth Ls with the side's bound at (Ls, x, H) reaching the target."""
-    holds = (lambda v: v > target) if side.strict else (lambda v: v >= target)
-    threshold_width = 3**depth
+_REPLICATE = _Side(log3_sep_upper_efficient, log3_sep_upper_inefficient, form_upper_efficient, form_upper_inefficient,
+                   convex_below_2h=False, strict=False)
+_SURPASS = _Side(log3_sep_lower_efficient, log3_sep_lower_inefficient, form_lower_efficient, form_lower_inefficient,
+                 convex_below_2h=True, strict=True)
 
-    # Theorem-2 piece: H < x < 3^Ls.
-    lo, hi = heads + 1, min(threshold_width - 1, SEARCH_CAP)
-    theorem2 = lambda x: side.theorem2(depth, float(x), heads)
-    if lo <= hi:
-        x = _theorem2_first(theorem2, holds, lo, hi, heads)
-        if x is not None:
-            return _as_width(x, 2, theorem2, target, previous_valid=x > lo)
-        if threshold_width - 1 > SEARCH_CAP:
-            return _nothing(f"no width up to 2^100 at depth {depth}; wider widths were not searched")
 
-    # Theorem-1 piece: x > max(3^Ls, H), where the bound increases and inverts in closed form.
-    first = max(threshold_width, heads) + 1
-    log10_needed = _log10_of_power3_minus(side.log3_needed(target, depth), side.head_sign * heads)
-    if log10_needed is not None and log10_needed > max(math.log10(first), CLOSED_FORM_ONLY):
-        return Width(None, log10_needed, 1, ("too large to be an exact integer: given as log10",))
-    theorem1 = lambda x: side.theorem1(depth, float(x), heads)
-    x = first if log10_needed is None else max(first, math.ceil(10.0**log10_needed))
-    while x - 1 >= first and holds(theorem1(x - 1)):
+class _Problem:
+    """The shallow side's bound at depth Ls, heads H, against one deep target, with exact decisions."""
+
+    def __init__(self, side: _Side, depth: int, heads: int, reading: str, target: float, target_size: float, target_form: _Form):
+        self.side, self.depth, self.heads, self.reading = side, depth, heads, reading
+        self.target, self.target_size, self.target_form = target, target_size, target_form
+
+    def value(self, theorem: int, x: int) -> float:
+        if theorem == 1:
+            return self.side.efficient(self.depth, float(x), self.heads)
+        return self.side.inefficient(self.depth, float(x), self.heads, reading=self.reading) if self.side is _REPLICATE \
+            else self.side.inefficient(self.depth, float(x), self.heads)
+
+    def size(self, theorem: int, x: int) -> float:
+        return (_size_efficient if theorem == 1 else _size_inefficient)(self.depth, float(x), self.heads)
+
+    def form(self, theorem: int, x: int) -> _Form:
+        if theorem == 1:
+            return self.side.efficient_form(self.depth, x, self.heads)
+        if self.side is _REPLICATE:
+            return self.side.inefficient_form(self.depth, x, self.heads, self.reading)
+        return self.side.inefficient_form(self.depth, x, self.heads)
+
+    def holds(self, theorem: int, x: int) -> bool:
+        """bound(x) >= target (replicate) or > target (surpass), decided exactly."""
+        sign = exact_sign(self.value(theorem, x) - self.target, self.size(theorem, x) + self.target_size,
+                          lambda: self.form(theorem, x) - self.target_form)
+        return sign > 0 or (sign == 0 and not self.side.strict)
+
+    def compare(self, theorem: int, a: int, b: int) -> int:
+        """sign(bound(a) - bound(b)), exactly."""
+        return exact_sign(self.value(theorem, a) - self.value(theorem, b), self.size(theorem, a) + self.size(theorem, b),
+                          lambda: self.form(theorem, a) - self.form(theorem, b))
+
+
+def _turning_point(problem: _Problem, lo: int, hi: int, highest: bool, exact: bool = False) -> int:
+    """Integer argmax (argmin) of the concave (convex) Theorem-2 bound on [lo, hi], by ternary search:
+    comparing doubles (each wrong step near the turning point costs at most its rounding error), or
+    comparing exactly when the turning point's own value decides the answer."""
+    sign = 1 if highest else -1
+
+    def compare(a: int, b: int) -> int:
+        if exact:
+            return problem.compare(2, a, b)
+        fa, fb = problem.value(2, a), problem.value(2, b)
+        return (fa > fb) - (fa < fb)
+
+    while hi - lo > 2:
+        third = (hi - lo) // 3
+        left, right = lo + third, hi - third
+        if sign * compare(left, right) < 0:
+            lo = left + 1
+        else:
+            hi = right
+    best = lo
+    for x in range(lo + 1, hi + 1):
+        if sign * compare(x, best) > 0:
+            best = x
+    return best
+
+
+def _near_target(problem: _Problem, x: int) -> bool:
+    """Whether bound(x) is within 2^-30 of the terms' size from the target: far more than the
+    rounding a float ternary search can lose (about 2^-52 per step), so outside it that search's
+    turning point answers the same as the exact one."""
+    return abs(problem.value(2, x) - problem.target) <= 2.0**-30 * (problem.size(2, x) + problem.target_size)
+
+
+def _first_holding(problem: _Problem, theorem: int, lo: int, hi: int) -> int:
+    """Bisection for the smallest x in (lo, hi] that holds, given lo fails and hi holds on a rising stretch."""
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if problem.holds(theorem, mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _theorem2_first(problem: _Problem, lo: int, hi: int) -> int | None:
+    """Smallest integer x in [lo, hi] that holds, for a Theorem-2 bound (convex then concave, or concave)."""
+    split = min(hi, 2 * problem.heads) if problem.side.convex_below_2h else lo - 1
+    if lo <= split:  # convex part: falls then rises
+        if problem.holds(2, lo):
+            return lo
+        if problem.holds(2, split):
+            bottom = _turning_point(problem, lo, split, highest=False)
+            if problem.holds(2, bottom):  # only near a tie: find the true bottom exactly
+                bottom = _turning_point(problem, lo, split, highest=False, exact=True)
+            return _first_holding(problem, 2, bottom, split)
+    lo = max(lo, split + 1)
+    if lo <= hi:  # concave part: rises then falls
+        if problem.holds(2, lo):
+            return lo
+        top = _turning_point(problem, lo, hi, highest=True)
+        if _near_target(problem, top):  # the peak's value decides: find the true peak exactly
+            top = _turning_point(problem, lo, hi, highest=True, exact=True)
+        if problem.holds(2, top):
+            return _first_holding(problem, 2, lo, top)
+    return None
+
+
+def _exact_or_log(x: int, theorem: int, basis: str) -> Width:
+    if x < EXACT_LIMIT:
+        return Width(x, math.log10(x), theorem, basis)
+    return Width(None, math.log10(x), theorem, basis,
+                 (f"the width is at least 2^53 = {EXACT_LIMIT:,}: given as log10 only (integers beyond it are not exact in JSON readers)",))
+
+
+def _log3_needed(problem: _Problem, digits: int = 50):
+    """Theorem 1 inverted, in decimal: the y with bound(x) = target at log3(x -/+ H) = y, and the offset.
+
+    Replicate: ((3^Ls - 1)/2)·log3(x + H) >= T  <=>  x >= 3^y - H,  y = 2T/(3^Ls - 1).
+    Surpass: 3^(Ls-2)·(log3((x - H)/2) + 2 - Ls) > U  <=>  x > 2·3^y + H,  y = U/3^(Ls-2) + Ls - 2.
+    """
+    from decimal import Context, Decimal
+
+    ctx = Context(prec=digits)
+    target, _ = _decimal_value(problem.target_form, digits)
+    Ls = problem.depth
+    if problem.side is _REPLICATE:
+        return ctx.divide(ctx.multiply(Decimal(2), target), Decimal(3**Ls - 1)), ctx
+    scale = Fraction(3) ** (2 - Ls)
+    return ctx.add(ctx.divide(ctx.multiply(target, Decimal(scale.numerator)), Decimal(scale.denominator)), Decimal(Ls - 2)), ctx
+
+
+def _theorem1_first(problem: _Problem, first: int, basis: str) -> Width:
+    """Smallest x >= first holding on the increasing Theorem-1 piece: closed form, then exact steps.
+
+    The closed form comes from doubles when the width is below 10^12 (a few widths off at most)
+    and from decimal above; the steps that follow decide each neighbour exactly either way."""
+    from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+
+    replicate, Ls = problem.side is _REPLICATE, problem.depth
+    y = 2.0 * problem.target / (3**Ls - 1) if replicate else problem.target * 3.0 ** (2 - Ls) + Ls - 2
+    log10_guess = y * LOG10_3 + (0.0 if replicate else LOG10_2)
+    if log10_guess > max(17.0, math.log10(first) + 1):  # far beyond 2^53 (~10^15.95): the log10 is all we give
+        return Width(None, log10_guess, 1, basis,
+                     (f"the width is about 10^{log10_guess:.6g}, beyond 2^53 = {EXACT_LIMIT:,}: given as log10 only",))
+    if log10_guess < 12:
+        x = math.ceil(3.0**y - problem.heads) if replicate else math.floor(2.0 * 3.0**y + problem.heads) + 1
+    else:
+        y, ctx = _log3_needed(problem)
+        power = ctx.exp(ctx.multiply(y, ctx.ln(Decimal(3))))
+        if replicate:  # x >= 3^y - H
+            x = int(ctx.subtract(power, Decimal(problem.heads)).to_integral_value(rounding=ROUND_CEILING))
+        else:  # x > 2·3^y + H
+            x = int(ctx.add(ctx.multiply(Decimal(2), power), Decimal(problem.heads)).to_integral_value(rounding=ROUND_FLOOR)) + 1
+    x = max(first, x)
+    while x - 1 >= first and problem.holds(1, x - 1):
         x -= 1
-    while not holds(theorem1(x)):
+    while not problem.holds(1, x):
         x += 1
-    return _as_width(x, 1, theorem1, target, previous_valid=x > first)
+    return _exact_or_log(x, 1, basis)
 
 
-def _log10_of_power3_minus(log3_value: float, offset: int) -> float | None:
-    """log10(3^log3_value - offset), None when that is not positive; safe for huge log3_value."""
-    if log3_value * LOG10_3 > 300:
-        return log3_value * LOG10_3  # offset < 10^15 is invisible next to 10^300
-    value = 3.0**log3_value - offset
-    return math.log10(value) if value > 0 else None
+def _solve(side: _Side, target_form: _Form, target: float, target_size: float, depth: int, heads: int,
+           reading: str, basis: str) -> Width:
+    """Smallest width x at depth Ls with the side's bound at (Ls, x, H) reaching the target."""
+    problem = _Problem(side, depth, heads, reading, target, target_size, target_form)
+    threshold_width = 3**depth
+    lo, hi = heads + 1, min(threshold_width - 1, SEARCH_CAP)
+    if lo <= hi:  # Theorem-2 piece: H < x < 3^Ls
+        x = _theorem2_first(problem, lo, hi)
+        if x is not None:
+            return _exact_or_log(x, 2, basis)
+        if threshold_width - 1 > SEARCH_CAP:
+            return _nothing(f"no width up to 2^100 reaches the target at depth {depth}; wider widths were not searched", basis)
+    return _theorem1_first(problem, max(threshold_width, heads) + 1, basis)
 
 
-def _as_width(x: int, theorem: int, bound, target: float, previous_valid: bool) -> Width:
-    """Report x exactly only when double precision decides both x and x - 1 with margin to spare."""
-    margin = _MARGIN_ULPS * sys.float_info.epsilon * max(1.0, abs(target))
-    decided = x <= EXACT_LIMIT and abs(bound(x) - target) > margin and not (previous_valid and abs(bound(x - 1) - target) <= margin)
-    if decided:
-        return Width(x, math.log10(x), theorem)
-    return Width(None, math.log10(x), theorem, ("the bound changes by less than rounding error between neighbouring widths here: given as log10",))
+def _deep_target(deep: Bounds, lower: bool) -> tuple[float, float, _Form]:
+    """The deep network's bound (float, float size, exact form), with the lower bound clamped at 0."""
+    L, d, H = deep.depth, deep.width, deep.heads
+    if lower:
+        if deep.lower_vacuous:
+            return 0.0, 0.0, _form(0, {})
+        if deep.theorem == 1:
+            return deep.log3_sep_lower, _size_efficient(L, d, H), form_lower_efficient(L, d, H)
+        return deep.log3_sep_lower, _size_inefficient(L, d, H), form_lower_inefficient(L, d, H)
+    if deep.theorem == 1:
+        return deep.log3_sep_upper, _size_efficient(L, d, H), form_upper_efficient(L, d, H)
+    return deep.log3_sep_upper, _size_inefficient(L, d, H), form_upper_inefficient(L, d, H, deep.c2_reading)
 
 
-def _replicate_log3_width(target: float, depth: int) -> float:
-    """Corollary 1 closed form: ((3^Ls - 1)/2)·log3(x + H) >= LB  <=>  log3(x + H) >= 2·LB/(3^Ls - 1)."""
-    return math.exp(math.log(2.0 * target) - math.log(3**depth - 1)) if target > 0 else 0.0
-
-
-def _surpass_log3_width(target: float, depth: int) -> float:
-    """Theorem 1 lower bound inverted: 3^(Ls-2)·(log3(x - H) + 2 - Ls - log3 2) > UB."""
-    scaled = math.exp(math.log(target) - (depth - 2) * LN3) if target > 0 else 0.0
-    return scaled + depth - 2 + LOG3_2
-
-
-# Corollary 1 compares the shallow upper bound, ((3^Ls-1)/2)·log3(x + H), with the deep lower bound;
-# Corollary 2 the shallow lower bound, 3^(Ls-2)·(log3(x - H) + ...), with the deep upper bound.
-_REPLICATE = _Side(log3_sep_upper_efficient, log3_sep_upper_inefficient, _replicate_log3_width, +1, strict=False)
-_SURPASS = _Side(log3_sep_lower_efficient, log3_sep_lower_inefficient, _surpass_log3_width, -1, strict=True)
-
-
-def replicate_width(deep_depth: int, deep_width: int, deep_heads: int, shallow_depth: int, shallow_heads: int | None = None) -> Width:
+def replicate_width(deep_depth: int, deep_width: int, deep_heads: int, shallow_depth: int, shallow_heads: int | None = None,
+                    reading: str = CONSISTENT) -> Width:
     """Corollary 1: the smallest width at depth Ls whose upper bound reaches the deep lower bound.
 
     Below this width the shallower network provably cannot realize the deep network's function.
+    The corollary is stated for a deep network with d > 3^L; elsewhere the width follows from the
+    same inequality between the bounds and ``basis`` says "from the bounds".
     """
-    deep = bounds(deep_depth, deep_width, deep_heads)
+    deep = bounds(deep_depth, deep_width, deep_heads, reading)
     heads = deep_heads if shallow_heads is None else shallow_heads
+    basis = COROLLARY_1 if deep.regime == EFFICIENT else FROM_BOUNDS
     if deep.regime == THRESHOLD:
-        return _nothing("the deep network sits on the threshold d = 3^L: no lower bound to replicate")
-    answer = _solve(_REPLICATE, deep.log3_sep_lower, shallow_depth, heads)
+        return _nothing(f"the deep network sits on the threshold d = 3^{deep.depth}: no lower bound to replicate", basis)
+    target, size, target_form = _deep_target(deep, lower=True)
+    answer = _solve(_REPLICATE, target_form, target, size, int(shallow_depth), int(heads), deep.c2_reading, basis)
+    notes = answer.notes
+    if basis == FROM_BOUNDS:
+        notes += (f"Corollary 1 is stated for a deep network with d > 3^L; {deep.depth}x{deep.width} is not one, "
+                  "so this width follows from the bounds (UB of the shallow >= LB of the deep), not from the corollary",)
     if deep.lower_vacuous:
-        return Width(answer.width, answer.log10_width, answer.theorem,
-                     answer.notes + ("the deep network's lower bound is vacuous: no width is provably too small",))
-    return answer
+        notes += ("the deep network's lower bound is vacuous: no width is provably too small",)
+    return Width(answer.width, answer.log10_width, answer.theorem, basis, notes)
 
 
-def surpass_width(deep_depth: int, deep_width: int, deep_heads: int, shallow_depth: int, shallow_heads: int | None = None) -> Width:
-    """Corollary 2, numerically: the smallest width at depth Ls whose lower bound exceeds the deep upper bound."""
-    deep = bounds(deep_depth, deep_width, deep_heads)
+def surpass_width(deep_depth: int, deep_width: int, deep_heads: int, shallow_depth: int, shallow_heads: int | None = None,
+                  reading: str = CONSISTENT) -> Width:
+    """Corollary 2, numerically: the smallest width at depth Ls whose lower bound exceeds the deep upper bound.
+
+    The corollary is stated for a deep network above the threshold (L > log3 d); elsewhere the
+    width follows from the same inequality between the bounds and ``basis`` says "from the bounds".
+    """
+    deep = bounds(deep_depth, deep_width, deep_heads, reading)
     heads = deep_heads if shallow_heads is None else shallow_heads
+    basis = COROLLARY_2 if deep.regime == INEFFICIENT else FROM_BOUNDS
     if deep.log3_sep_upper is None:
-        reason = "sits on the threshold" if deep.regime == THRESHOLD else "has no usable upper bound (see its notes)"
-        return _nothing(f"the deep network {reason}: nothing to surpass")
-    return _solve(_SURPASS, deep.log3_sep_upper, shallow_depth, heads)
+        reason = (f"sits on the threshold d = 3^{deep.depth}" if deep.regime == THRESHOLD
+                  else f"has no usable upper bound ({'; '.join(deep.notes)})")
+        return _nothing(f"the deep network {reason}: nothing to surpass", basis)
+    target, size, target_form = _deep_target(deep, lower=False)
+    answer = _solve(_SURPASS, target_form, target, size, int(shallow_depth), int(heads), deep.c2_reading, basis)
+    notes = answer.notes
+    if basis == FROM_BOUNDS:
+        notes += (f"Corollary 2 is stated for a deep network with L > log3 d; {deep.depth}x{deep.width} is not one "
+                  f"(log3 d = {deep.threshold_depth:.3f}), so this width follows from the bounds "
+                  "(LB of the shallow > UB of the deep), not from the corollary",)
+    return Width(answer.width, answer.log10_width, answer.theorem, basis, notes)
 
 
 def corollary2_beta1(deep_depth: int, deep_width: int) -> float:
-    """Corollary 2's depth factor beta1 = log3(d_deep)/L_deep (a surpassing depth is beta1·L + beta2)."""
+    """beta1 = log3(d_deep)/L_deep of Corollary 2 (a surpassing depth is beta1·L + beta2).
+
+    The corollary needs beta1 < 1 (L > log3 d); this is only the formula: see ``corollary2_applies``.
+    """
     return math.log(deep_width) / LN3 / deep_depth
+
+
+def corollary2_applies(deep_depth: int, deep_width: int) -> bool:
+    """Corollary 2's condition L > log3 d (beta1 < 1), decided exactly as 3^L > d."""
+    return regime(deep_depth, deep_width) == INEFFICIENT
 
 
 @dataclass(frozen=True)
@@ -220,11 +476,14 @@ class Equivalence:
     replicate_log10_width: float | None
     replicate_params: int | None
     replicate_log10_params: float | None
+    replicate_basis: str | None
     surpass_width: int | None
     surpass_log10_width: float | None
     surpass_params: int | None
     surpass_log10_params: float | None
-    beta1: float
+    surpass_basis: str | None
+    beta1: float | None
+    c2_reading: str
     notes: tuple[str, ...]
 
 
@@ -238,19 +497,33 @@ def _exact_params(depth: int, width: Width) -> int | None:
     return None if width.width is None else params(depth, width.width)
 
 
-def equivalence(deep: Shape, shallow_depth: int, shallow_heads: int | None = None) -> Equivalence:
+def _beta1(deep: Shape) -> tuple[float | None, tuple[str, ...]]:
+    """beta1 where Corollary 2 applies; None and a note elsewhere (never a beta1 >= 1 as if it applied)."""
+    if corollary2_applies(deep.depth, deep.width):
+        return corollary2_beta1(deep.depth, deep.width), ()
+    value = corollary2_beta1(deep.depth, deep.width)
+    relation = "=" if regime(deep.depth, deep.width) == THRESHOLD else ">"
+    return None, (f"beta1 = log3({deep.width})/{deep.depth} = {value:.4f} {relation} 1: Corollary 2 needs L > log3 d "
+                  "(beta1 < 1), so it does not apply and beta1 is not given",)
+
+
+def equivalence(deep: Shape, shallow_depth: int, shallow_heads: int | None = None, reading: str = CONSISTENT) -> Equivalence:
     """Corollaries 1 and 2 at one shallow depth, with the parameter counts the widths imply."""
     heads = deep.heads if shallow_heads is None else shallow_heads
-    replicate = replicate_width(deep.depth, deep.width, deep.heads, shallow_depth, heads)
-    surpass = surpass_width(deep.depth, deep.width, deep.heads, shallow_depth, heads)
-    notes = tuple(f"replicate: {n}" for n in replicate.notes) + tuple(f"surpass: {n}" for n in surpass.notes)
+    replicate = replicate_width(deep.depth, deep.width, deep.heads, shallow_depth, heads, reading)
+    surpass = surpass_width(deep.depth, deep.width, deep.heads, shallow_depth, heads, reading)
+    beta1, beta_notes = _beta1(deep)
+    notes = tuple(f"replicate: {n}" for n in replicate.notes) + tuple(f"surpass: {n}" for n in surpass.notes) + beta_notes
+    if reading != CONSISTENT:
+        notes += (f"c2 read the {reading} way (Theorem 2 upper bound): see docs/theory.md, 'Reading of c2'",)
     return Equivalence(
         deep=str(deep), shallow_depth=shallow_depth, shallow_heads=heads,
         replicate_width=replicate.width, replicate_log10_width=replicate.log10_width,
         replicate_params=_exact_params(shallow_depth, replicate), replicate_log10_params=_log10_params(shallow_depth, replicate),
+        replicate_basis=replicate.basis,
         surpass_width=surpass.width, surpass_log10_width=surpass.log10_width,
         surpass_params=_exact_params(shallow_depth, surpass), surpass_log10_params=_log10_params(shallow_depth, surpass),
-        beta1=corollary2_beta1(deep.depth, deep.width), notes=notes,
+        surpass_basis=surpass.basis, beta1=beta1, c2_reading=check_reading(reading), notes=notes,
     )
 
 
@@ -270,12 +543,15 @@ class Comparison:
     log3_gap: float | None
     replicate_width: int | None
     replicate_log10_width: float | None
+    replicate_basis: str | None
     surpass_width: int | None
     surpass_log10_width: float | None
+    surpass_basis: str | None
     deep_respects_threshold: bool
     shallow_respects_threshold: bool
     deep_empirical_depth: float
     shallow_empirical_depth: float
+    c2_reading: str
     notes: tuple[str, ...]
 
 
@@ -284,7 +560,7 @@ def _margin(lower: float | None, upper: float | None) -> float | None:
     return None if lower is None or upper is None else lower - upper
 
 
-def compare_shapes(deep: Shape, shallow: Shape) -> Comparison:
+def compare_shapes(deep: Shape, shallow: Shape, reading: str = CONSISTENT) -> Comparison:
     """Provable separation between two shapes: a lower bound above the other's upper bound.
 
     ``log3_gap`` is that margin for the verdict given; with no provable separation it is the
@@ -292,8 +568,8 @@ def compare_shapes(deep: Shape, shallow: Shape) -> Comparison:
     """
     from .planner import empirical_optimum
 
-    deep_bounds = bounds(deep.depth, deep.width, deep.heads)
-    shallow_bounds = bounds(shallow.depth, shallow.width, shallow.heads)
+    deep_bounds = bounds(deep.depth, deep.width, deep.heads, reading)
+    shallow_bounds = bounds(shallow.depth, shallow.width, shallow.heads, reading)
     deep_margin = _margin(deep_bounds.log3_sep_lower, shallow_bounds.log3_sep_upper)
     shallow_margin = _margin(shallow_bounds.log3_sep_lower, deep_bounds.log3_sep_upper)
     if deep_margin is not None and deep_margin > 0:
@@ -303,8 +579,8 @@ def compare_shapes(deep: Shape, shallow: Shape) -> Comparison:
     else:
         known = [m for m in (deep_margin, shallow_margin) if m is not None]
         verdict, gap = NO_SEPARATION, max(known) if known else None
-    replicate = replicate_width(deep.depth, deep.width, deep.heads, shallow.depth, shallow.heads)
-    surpass = surpass_width(deep.depth, deep.width, deep.heads, shallow.depth, shallow.heads)
+    replicate = replicate_width(deep.depth, deep.width, deep.heads, shallow.depth, shallow.heads, reading)
+    surpass = surpass_width(deep.depth, deep.width, deep.heads, shallow.depth, shallow.heads, reading)
     notes = []
     if shallow.depth >= deep.depth:
         notes.append("the 'shallow' shape is not shallower than the 'deep' one: the widths below answer the same question at its depth")
@@ -312,14 +588,19 @@ def compare_shapes(deep: Shape, shallow: Shape) -> Comparison:
         side = "respects" if compare_pow3(record.depth, record.width) >= 0 else "sits below"
         notes.append(f"{name} {record.depth}x{record.width}: depth {record.depth} {side} the threshold log3({record.width}) = {record.threshold_depth:.3f}")
     notes += [f"replicate: {n}" for n in replicate.notes] + [f"surpass: {n}" for n in surpass.notes]
+    from .rules import shape_positions  # where each shape sits against the empirical rules (rules.py)
+    notes += [f"{name} {r.depth}x{r.width}: {n}" for name, r in (("deep", deep_bounds), ("shallow", shallow_bounds))
+              for n in shape_positions(r.depth, r.width, r.params)]
+    if reading != CONSISTENT:
+        notes.append(f"c2 read the {reading} way (Theorem 2 upper bound): see docs/theory.md, 'Reading of c2'")
     return Comparison(
         deep=deep_bounds, shallow=shallow_bounds, params_ratio=deep_bounds.params / shallow_bounds.params,
         verdict=verdict, log3_gap=gap,
-        replicate_width=replicate.width, replicate_log10_width=replicate.log10_width,
-        surpass_width=surpass.width, surpass_log10_width=surpass.log10_width,
+        replicate_width=replicate.width, replicate_log10_width=replicate.log10_width, replicate_basis=replicate.basis,
+        surpass_width=surpass.width, surpass_log10_width=surpass.log10_width, surpass_basis=surpass.basis,
         deep_respects_threshold=compare_pow3(deep.depth, deep.width) >= 0,
         shallow_respects_threshold=compare_pow3(shallow.depth, shallow.width) >= 0,
         deep_empirical_depth=empirical_optimum(deep_bounds.params)[0],
         shallow_empirical_depth=empirical_optimum(shallow_bounds.params)[0],
-        notes=tuple(notes),
+        c2_reading=check_reading(reading), notes=tuple(notes),
     )

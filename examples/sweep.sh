@@ -2,9 +2,13 @@
 # A budget sweep as a pipeline: one plan per budget, as CSV, then one field per call for $(...) capture.
 set -euo pipefail
 
+# pick columns by name from the CSV header (no cell of these columns holds a comma)
+columns() { awk -F, -v want="$1" 'NR == 1 { n = split(want, w, ","); for (i = 1; i <= NF; i++) at[$i] = i }
+  { line = ""; for (j = 1; j <= n; j++) line = line (j > 1 ? "," : "") $at[w[j]]; print line }'; }
+
 printf '# budgets to plan\n1e8\n350M\n1.3B\n1e10\n1T\n' |
   depthwidth plan --params - --format csv |
-  cut -d, -f1,4,6,7,10,11,12   # params,min_depth,width,heads,regime,empirical_depth,empirical_width
+  columns params,min_depth,width,heads,regime,empirical_depth,empirical_width
 
 for budget in 1e8 1e9 1e10; do
   depth=$(depthwidth plan --params "$budget" --field min_depth)

@@ -40,7 +40,7 @@ def term_scale(depth: int, width: int, heads: int, theorem: int | None) -> float
         return 3.0 ** (depth - 2) * (log3(width - heads) + 2 + depth + 1) + 3.0**depth * log3(width + heads)
     if theorem == 2:
         return (2.5 * width * depth + depth * (heads / 2 + 2) + width * (1 + log3(max(2.0, (width - heads) / 2)))
-                + 2 * width * log3(width * theory.UB2_ARG_PER_WIDTH) + log3(width))
+                + 2 * width * log3(width * theory.UB2_ARG_PER_WIDTH[theory.LITERAL]) + log3(width))
     return 1.0
 
 
@@ -48,14 +48,14 @@ def close(got: float, want: float, scale: float) -> bool:
     return abs(got - want) <= REL * max(abs(got), abs(want), scale)
 
 
-def scalar_rows(heads: int | None = None) -> list[Bounds]:
-    return [bounds(L, d, heads if heads is not None else default_heads(d)) for L in DEPTHS for d in WIDTHS]
+def scalar_rows(heads: int | None = None, reading: str = theory.CONSISTENT) -> list[Bounds]:
+    return [bounds(L, d, heads if heads is not None else default_heads(d), reading) for L in DEPTHS for d in WIDTHS]
 
 
 def assert_same_record(row: dict, want: Bounds) -> None:
     """``row`` (JSON types: None for missing) equals the scalar record ``want`` field by field."""
     assert list(row) == FIELDS
-    for name in ("depth", "width", "heads", "params", "regime", "theorem", "lower_vacuous", "notes"):
+    for name in ("depth", "width", "heads", "params", "regime", "theorem", "lower_vacuous", "c2_reading", "notes"):
         assert row[name] == (list(want.notes) if name == "notes" else getattr(want, name)), (name, row, want)
     assert close(row["threshold_depth"], want.threshold_depth, 1.0)
     scale = term_scale(want.depth, want.width, want.heads, want.theorem)
@@ -77,7 +77,7 @@ def csv_record(row: dict) -> dict:
         "threshold_depth": float(row["threshold_depth"]), "regime": row["regime"],
         "theorem": int(row["theorem"]) if row["theorem"] else None,
         "log3_sep_lower": as_float(row["log3_sep_lower"]), "log3_sep_upper": as_float(row["log3_sep_upper"]),
-        "lower_vacuous": {"true": True, "false": False}[row["lower_vacuous"]],
+        "lower_vacuous": {"true": True, "false": False}[row["lower_vacuous"]], "c2_reading": row["c2_reading"],
         "notes": row["notes"].split("; ") if row["notes"] else [],
     }
 
@@ -122,6 +122,26 @@ def test_json_grid_equals_scalar_bounds():
         assert_same_record(row, record)
 
 
+@pytest.mark.parametrize("reading", theory.C2_READINGS)
+def test_grid_under_either_c2_reading_equals_scalar_bounds(reading):
+    """--c2-reading reaches the grid (case-insensitively); every row says which reading it used."""
+    lines = run_grid("--format", "jsonl", "--c2-reading", reading.upper()).splitlines()
+    want = scalar_rows(reading=reading)
+    for line, record in zip(lines, want, strict=True):
+        row = json.loads(line, parse_constant=no_nan)
+        assert row["c2_reading"] == reading
+        assert_same_record(row, record)
+
+
+def test_literal_reading_changes_only_theorem_2_upper_bounds():
+    """8x729x9: Theorem 2 (3^8 > 729); the two readings differ by 4·d·log3(K), K = sqrt(2·sqrt(2e))."""
+    K = math.sqrt(2 * math.sqrt(2 * math.e))
+    consistent, literal = (next(iter_bounds_grid([8, 5], [729], 9, reading=r)) for r in theory.C2_READINGS)
+    assert consistent["log3_sep_upper"][0] - literal["log3_sep_upper"][0] == pytest.approx(4 * 729 * math.log(K, 3))
+    assert consistent["log3_sep_lower"][0] == literal["log3_sep_lower"][0]
+    assert consistent["log3_sep_upper"][1] == literal["log3_sep_upper"][1]  # 5x729: Theorem 1, no c2
+
+
 def test_threshold_rows_of_the_small_grid():
     rows = [json.loads(line) for line in run_grid("--format", "jsonl").splitlines()]
     threshold = {(r["depth"], r["width"]) for r in rows if r["regime"] == theory.THRESHOLD}
@@ -142,10 +162,12 @@ def test_grid_matches_scalar_cli_output_for_the_same_shapes():
     grid = run_grid("--format", "jsonl")
     for line_scalar, line_grid in zip(scalar.stdout.splitlines(), grid.splitlines(), strict=True):
         a, b = json.loads(line_scalar), json.loads(line_grid)
-        assert a.keys() == b.keys()
-        for key in a:
+        assert list(b) == FIELDS and set(b) <= set(a)  # scalar rows may add block fields (reports.ShapeRecord)
+        for key in b:
             if isinstance(a[key], float):
                 assert close(b[key], a[key], term_scale(a["depth"], a["width"], a["heads"], a["theorem"]))
+            elif key == "notes":  # the scalar record's block notes follow the bounds' notes
+                assert a[key][:len(b[key])] == b[key], key
             else:
                 assert a[key] == b[key], key
 

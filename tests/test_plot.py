@@ -258,9 +258,13 @@ def test_bounds_gap_at_threshold_depth(bounds_fig):
 
 
 def test_bounds_gap_where_vacuous_or_unavailable(bounds_fig):
-    x, lower = one_line(bounds_fig, "lower:704")  # 6x704: Theorem 2 lower bound vacuous, upper unavailable
+    x, lower = one_line(bounds_fig, "lower:704")  # 6x704: Theorem 2 lower bound vacuous
     assert np.isnan(lower[x == 6]).all() and (x == 6).any()
-    x, upper = one_line(bounds_fig, "upper:704")
+    x, upper = one_line(bounds_fig, "upper:704")  # consistent reading: a real upper bound there
+    K = math.sqrt(2 * math.sqrt(2 * math.e))
+    assert upper[x == 6][0] == pytest.approx(2 * 704 * 6 + 6 - 2 * 704 * math.log(704 / (2 * K), 3) + math.log(704, 3))
+    literal = bounds_figure([704], reading="literal")  # the literal reading's formula goes negative: a gap
+    x, upper = one_line(literal, "upper:704")
     assert np.isnan(upper[x == 6]).all()
     for d in (704, 729, 768, 4096):
         for kind in ("lower", "upper"):
@@ -272,6 +276,9 @@ def test_bounds_gap_where_vacuous_or_unavailable(bounds_fig):
 def test_bounds_values_match_the_reference_card():
     fig = bounds_figure([768, 1024], heads=[12, 16], max_depth=24)
     x, y = one_line(fig, "upper:768")
+    assert y[x == 12][0] == pytest.approx(11206.654, abs=1e-3)
+    literal = bounds_figure([768], heads=[12], max_depth=24, reading="literal")
+    x, y = one_line(literal, "upper:768")
     assert y[x == 12][0] == pytest.approx(9053.928, abs=1e-3)
     x, y = one_line(fig, "lower:768")
     assert y[x == 12][0] == pytest.approx(1681.565, abs=1e-3)

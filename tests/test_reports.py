@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from depthwidth.catalog import load_models, lookup
-from depthwidth.claims import DIFFERS, REPRODUCED, claims
+from depthwidth.claims import DERIVED, DIFFERS, REPRODUCED, claims
 from depthwidth.hfconfig import inspect_config, read_config_file
 from depthwidth.reports import config_report, model_report
 
@@ -22,6 +22,9 @@ def test_model_reports():
     bert = model_report(lookup("bert-base"))
     assert (bert.depth, bert.width, bert.heads, bert.regime) == (12, 768, 12, "depth-inefficient")
     assert round(bert.log3_sep_lower, 3) == 1681.565
+    assert round(bert.log3_sep_upper, 3) == 11206.654 and bert.c2_reading == "consistent"
+    literal = model_report(lookup("bert-base"), "literal")
+    assert round(literal.log3_sep_upper, 3) == 9053.928 and literal.c2_reading == "literal"
     gpt3 = model_report(lookup("gpt3-175b"))
     assert (gpt3.depth, gpt3.width, gpt3.heads) == (96, 12288, 96)
     assert gpt3.empirical_depth == pytest.approx(80.5, abs=0.1) and gpt3.depth > gpt3.empirical_depth
@@ -52,16 +55,46 @@ def test_claims_recompute_and_report_the_worked_example_honestly():
     assert by_id["threshold-width-1000"].status == REPRODUCED
     assert by_id["worked-example-depth-3"].status == DIFFERS and by_id["worked-example-depth-3"].computed == "76,137"
     assert by_id["worked-example-depth-2"].status == DIFFERS and "145.0" in by_id["worked-example-depth-2"].reason
+    assert by_id["worked-example-depth-2"].computed == "7,336,209,056,879,055"  # exact below 2^53
     assert by_id["kaplan-depth-6"].computed_value == 6
     assert by_id["1t-width-30k"].status == REPRODUCED and abs(by_id["1t-width-30k"].computed_value - 29657) < 5
     assert by_id["gpt3-too-deep"].status == REPRODUCED
-    assert {c.status for c in claims()} <= {REPRODUCED, DIFFERS}
+    assert {c.status for c in claims()} <= {REPRODUCED, DIFFERS, DERIVED}
+
+
+def test_claims_quote_only_the_authors_texts_with_their_sections():
+    """No row quotes the project's own reference card; 6.3 is the authors' post's (not in the paper)."""
+    for c in claims():
+        assert "card" not in c.source.lower() and "card" not in (c.quoted or "").lower()
+        assert any(word in c.source for word in ("Sec.", "section", "abstract", "Fig.")), c.source
+        assert c.status == DERIVED or c.quoted
+    by_id = {c.claim: c for c in claims()}
+    assert "blog post" in by_id["threshold-width-1000"].source and "6.3" in by_id["threshold-width-1000"].quoted
+    for budget in ("1e+07", "1e+09", "1e+12"):
+        row = by_id[f"min-depth-{budget}"]
+        assert row.status == DERIVED and row.quoted is None and row.quoted_value is None
+
+
+def test_claims_added_by_issue_10():
+    by_id = {c.claim: c for c in claims()}
+    budget = by_id["kaplan-depth-6-budget"]
+    assert 12 * 6 * 9**6 == 38_263_752 and "38,263,752" in budget.computed and budget.status == REPRODUCED
+    growth = by_id["double-exponential-replicate"]
+    assert growth.status == REPRODUCED and growth.computed_value > 60  # 10^63.46 at depth 1
+    aside = by_id["theorem1-positivity-aside"]
+    assert aside.status == DIFFERS and aside.computed_value == pytest.approx(-0.6309, abs=1e-4)  # -log3 2 at 2x10x9
+    fit = by_id["1t-width-30k"].reason
+    assert "RECALLED" in fit and "25,463" in fit and "depth 92" in fit
 
 
 def test_reproduce_cli_strict_exit_code():
     plain, strict = run("reproduce"), run("reproduce", "--strict")
     assert plain.returncode == 0 and "reproduced" in plain.stdout and "differs" in plain.stdout
     assert strict.returncode == 1 and strict.stdout == plain.stdout
+    differing = {c.claim for c in claims() if c.status == DIFFERS}
+    assert "worked-example-depth-2" in differing
+    assert all(f"claim {name} differs" in strict.stderr for name in differing)
+    assert plain.stderr == ""
 
 
 def test_models_cli():
