@@ -85,15 +85,19 @@ def startup(exe: list[str], env: dict) -> None:
     commands = {
         "floor": [sys.executable, "-c", "import typer"],
         "plan": exe + ["plan", "--params", "1e9"],
-        "plan json": exe + ["plan", "--params", "1e9", "--format", "json"],
         "help": exe + ["--help"],
         "version": exe + ["--version"],
     }
-    walls = median_walls(commands, env)
+    json_commands = {  # issue 16: every JSON/JSONL command within 1.5x the floor, like the table path
+        f"{' '.join(args[:1])} {fmt}": exe + args + ["--format", fmt]
+        for args in (["plan", "--params", "1e9"], ["bounds", "12x768", "24x1024x16"],
+                     ["compare", "--deep", "12x768", "--shallow", "6x1086"], ["equiv", "--deep", "6x1000x16", "--depth", "2,3"])
+        for fmt in ("json", "jsonl")}
+    walls = median_walls({**commands, **json_commands}, env)
     floor = walls["floor"]
     line('python -c "import typer" (the floor)', f"{floor * 1e3:.1f} ms")
     for name, label, limit in (("plan", "depthwidth plan --params 1e9", 1.5),
-                               ("plan json", "depthwidth plan --params 1e9 --format json", 3.0),
+                               *((name, f"depthwidth {name.split()[0]} ... --format {name.split()[1]}", 1.5) for name in json_commands),
                                ("help", "depthwidth --help", None), ("version", "depthwidth --version", None)):
         ratio = walls[name] / floor
         line(label, f"{walls[name] * 1e3:.1f} ms = {ratio:.2f}x floor",
@@ -170,6 +174,68 @@ def grid(exe: list[str], env: dict) -> None:
             line(f"--format {fmt}: wall, peak memory (one run)", f"{wall:.2f} s, {memory:.0f} MB", "(no target)")
 
 
+POLARS_GRID = """
+import sys, time
+import numpy as np
+import polars as pl
+sys.path.insert(0, {root!r})
+from depthwidth.theory import REGIME_CODES, iter_bounds_grid
+chunks = list(iter_bounds_grid(np.arange(1, 1001), np.arange(64, 64001, 64)))
+column = lambda key: np.concatenate([c[key] for c in chunks])
+notes = column("notes")
+theorem = column("theorem")
+frame = pl.DataFrame({{
+    "depth": column("depth"), "width": column("width"), "heads": column("heads"), "params": column("params"),
+    "threshold_depth": column("threshold_depth"), "regime": np.array(REGIME_CODES)[column("regime_code")],
+    "theorem": pl.Series(theorem).replace(0, None), "log3_sep_lower": column("log3_sep_lower"),
+    "log3_sep_upper": column("log3_sep_upper"), "lower_vacuous": column("lower_vacuous"),
+    "c2_reading": [chunks[0]["c2_reading"]] * notes.size,
+    "notes": ["" if n is None else "; ".join(n) for n in notes.tolist()],
+}}).with_columns(pl.col("log3_sep_lower").fill_nan(None), pl.col("log3_sep_upper").fill_nan(None))
+frame.write_csv(sys.stdout.buffer)
+"""
+
+
+def csv_against_polars(exe: list[str], env: dict) -> None:
+    """The 10^6-row grid as CSV, end to end, against a child that imports NumPy and Polars,
+    computes the same columns with depthwidth.theory and writes them with Polars' write_csv."""
+    import importlib.util
+
+    print("\nGrid CSV against Polars: both children write the same 10^6 rows and 12 columns to /dev/null, median of 3")
+    if importlib.util.find_spec("polars") is None:
+        line("depthwidth / Polars write_csv", "skipped", "<= 2x", "(polars is not installed: pip install -e \".[bench]\")")
+        return
+    ours = statistics.median(grid_run(exe + GRID + ["--format", "csv"], env)[0] for _ in range(3))
+    theirs = statistics.median(grid_run([sys.executable, "-c", POLARS_GRID.format(root=str(ROOT))], env)[0] for _ in range(3))
+    line("depthwidth bounds --depth 1:1000 --width 64:64000:64 -f csv", f"{ours:.2f} s")
+    line("Polars: the same columns, write_csv", f"{theirs:.2f} s")
+    line("depthwidth / Polars", f"{ours / theirs:.2f}x", "<= 2x", verdict(ours / theirs, 2.0))
+
+
+def stdin_against_grid(exe: list[str], env: dict) -> None:
+    """`bounds -` on 10^4 shape lines against the grid path writing the same 10^4 shapes."""
+    from depthwidth.shapes import default_heads
+
+    widths = range(64, 6401, 64)
+    lines = "".join(f"{L}x{d}x{default_heads(d)}\n" for L in range(1, 101) for d in widths).encode()
+    grid_cmd = exe + ["bounds", "--depth", "1:100", "--width", "64:6400:64", "--format", "csv"]
+    stdin_cmd = exe + ["bounds", "-", "--format", "csv"]
+
+    def wall(cmd, data):
+        start = time.perf_counter()
+        done = subprocess.run(cmd, input=data, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        if done.returncode != 0:
+            raise SystemExit(f"benchmark command failed: {' '.join(cmd)}\n{done.stderr.decode()[-2000:]}")
+        return time.perf_counter() - start
+
+    print("\nbounds - on 10^4 stdin lines against the grid of the same 10^4 shapes, CSV, median of 5")
+    stdin = statistics.median(wall(stdin_cmd, lines) for _ in range(5))
+    grid_wall = statistics.median(wall(grid_cmd, None) for _ in range(5))
+    line("bounds - (10^4 lines)", f"{stdin:.2f} s")
+    line("bounds --depth 1:100 --width 64:6400:64", f"{grid_wall:.2f} s")
+    line("stdin / grid", f"{stdin / grid_wall:.2f}x", "<= 1.5x", verdict(stdin / grid_wall, 1.5))
+
+
 def main() -> None:
     import numpy as np
 
@@ -183,6 +249,8 @@ def main() -> None:
         startup(exe, env)
         vectorized()
         grid(exe, env)
+        csv_against_polars(exe, env)
+        stdin_against_grid(exe, env)
 
 
 if __name__ == "__main__":

@@ -8,8 +8,11 @@ from .errors import InputError
 
 MIN_PARAMS = 100
 MAX_PARAMS = 10**50
-BUDGET_SYNTAX = "expected a positive number like 1e9, 1_000_000_000, 350M, 1.3B or 1T (suffixes K, M, B or G, T)"
-_NUMBER = re.compile(r"(?:[0-9](?:_?[0-9])*(?:\.(?:[0-9](?:_?[0-9])*)?)?|\.[0-9]+)(?:[eE][-+]?[0-9]{1,4})?([kKmMbBgGtT]?)", re.ASCII)
+BUDGET_SYNTAX = ("expected a positive number like 1e9, +1e9, 1_000_000_000, 350M, 1.3B or 1T "
+                 "(suffixes K, M, B or G, T; an exponent or a suffix, not both)")
+# An optional leading +, digits (with _ between them), an optional fraction, then an exponent OR
+# a suffix: "1e9k" is refused rather than guessed (1e12? 1e9 thousand?).
+_NUMBER = re.compile(r"\+?(?:[0-9](?:_?[0-9])*(?:\.(?:[0-9](?:_?[0-9])*)?)?|\.[0-9]+)(?:[eE][-+]?[0-9]{1,4}|([kKmMbBgGtT]?))", re.ASCII)
 _SUFFIX = {"": 0, "k": 3, "m": 6, "b": 9, "g": 9, "t": 12}
 
 
@@ -18,8 +21,8 @@ def parse_quantity(text: str, what: str = "budget") -> Decimal:
     match = _NUMBER.fullmatch(text.strip()) if isinstance(text, str) else None
     if match is None:
         raise InputError(what, text, BUDGET_SYNTAX)
-    suffix = match[1]
-    digits = text.strip()[: len(text.strip()) - len(suffix)].replace("_", "")
+    suffix = match[1] or ""
+    digits = text.strip()[: len(text.strip()) - len(suffix)].replace("_", "").lstrip("+")
     try:
         value = Decimal(digits).scaleb(_SUFFIX[suffix.lower()])
     except InvalidOperation:  # pragma: no cover - the pattern admits only valid decimals
@@ -29,10 +32,11 @@ def parse_quantity(text: str, what: str = "budget") -> Decimal:
     return value
 
 
-def check_params(value, text: str, what: str = "budget") -> int:
-    """Round a parameter count to a whole number and check it lies in [MIN_PARAMS, MAX_PARAMS]."""
+def check_params(value, text: str, what: str = "budget", accepted: str | None = None) -> int:
+    """Round a parameter count to a whole number and check it lies in [MIN_PARAMS, MAX_PARAMS];
+    ``accepted`` says the range in the unit the user typed (tokens, FLOPs)."""
     if not MIN_PARAMS <= value <= MAX_PARAMS:
-        raise InputError(what, text, f"the parameter count must be between {MIN_PARAMS} and 1e50 (got {format(value, '.3g')})")
+        raise InputError(what, text, accepted or f"expected a parameter count from {MIN_PARAMS} to 1e50")
     return int(Decimal(value).to_integral_value())
 
 
@@ -45,14 +49,16 @@ def parse_tokens(text: str) -> int:
     """--tokens D: the compute-optimal parameter count D/20 (Hoffmann et al. 2022)."""
     from .planner import params_from_tokens
 
-    return check_params(params_from_tokens(parse_quantity(text, "token count")), text, "token count")
+    return check_params(params_from_tokens(parse_quantity(text, "token count")), text, "token count",
+                        f"expected from {20 * MIN_PARAMS:,} to 2e51 tokens (D/20 = {MIN_PARAMS} to 1e50 parameters)")
 
 
 def parse_flops(text: str) -> int:
     """--flops C: the compute-optimal parameter count sqrt(C/120) (C = 6·N·D, D = 20·N)."""
     from .planner import params_from_flops
 
+    accepted = f"expected from 1.2e6 to 1.2e102 FLOPs (sqrt(C/120) = {MIN_PARAMS} to 1e50 parameters)"
     value = parse_quantity(text, "FLOP budget")
     if value > Decimal(10) ** 120:
-        raise InputError("FLOP budget", text, "must be at most 1e120 FLOPs")
-    return check_params(Decimal(params_from_flops(float(value))), text, "FLOP budget")
+        raise InputError("FLOP budget", text, accepted)
+    return check_params(Decimal(params_from_flops(float(value))), text, "FLOP budget", accepted)

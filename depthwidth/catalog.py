@@ -2,6 +2,8 @@
 
 Each row cites its paper or model card in ``source``. Depth, width and heads follow the
 reference card's list exactly (GPT-3 13B keeps the width 5140 printed in GPT-3 Table 2.1).
+Each row also describes its block (key/value heads, head size, feed-forward, gating, decoder
+layers, tied embeddings), so ``Model.architecture`` counts it with ``blocks``.
 """
 from __future__ import annotations
 
@@ -25,6 +27,9 @@ class Model:
     ``depth`` counts the layers of the (encoder) stack; ``kv_heads`` is None unless keys and
     values have fewer heads (grouped or multi-query attention); ``head_dim`` is None when it
     equals width / heads; ``params`` is the published total, embeddings included.
+    ``decoder_depth`` counts an encoder-decoder's decoder layers (T5); ``encoder_only`` marks a
+    bidirectional encoder (no KV cache); ``tied`` is None where the papers do not say whether the
+    output head shares the embedding (then no embedding count is given).
     """
 
     name: str
@@ -38,7 +43,10 @@ class Model:
     head_dim: int | None
     ffn: int | None
     gated_ffn: bool
+    decoder_depth: int
+    encoder_only: bool
     vocab: int | None
+    tied: bool | None
     params: float | None
     source: str
     aliases: tuple[str, ...] = ()
@@ -47,6 +55,23 @@ class Model:
     def shape(self) -> Shape:
         """The (depth, width, heads) the theory works with."""
         return make_shape(self.depth, self.width, self.heads, self.name)
+
+    @property
+    def architecture(self):
+        """The row's block as a ``blocks.Architecture`` (feed-forward 4·width when not given).
+
+        When the heads do not divide the width and no head size is given (GPT-3 XL: 2048 / 24) the
+        attention spans the width, counted as one head of size d (the same q, k, v, o of d x d)."""
+        from .blocks import Architecture
+
+        heads, kv_heads = self.heads, self.kv_heads or self.heads
+        if self.head_dim is None and self.width % self.heads:
+            heads = kv_heads = 1
+        return Architecture(
+            self.depth, self.width, heads, kv_heads, self.head_dim or self.width // heads,
+            self.ffn or 4 * self.width, self.gated_ffn, decoder_depth=self.decoder_depth, encoder_only=self.encoder_only,
+            vocab=self.vocab if self.tied is not None else None, tied=bool(self.tied), family=self.family,
+        )
 
     @property
     def aspect(self) -> float:
@@ -81,6 +106,11 @@ def _index() -> dict[str, Model]:
     return {_normalize(key): model for model in load_models() for key in (model.name, *model.aliases)}
 
 
+def find(name: str) -> Model | None:
+    """The catalogue model called ``name`` (or an alias, case-insensitive), or None: no error."""
+    return _index().get(_normalize(name)) if isinstance(name, str) else None
+
+
 def _suggestions(key: str, limit: int = 3) -> list[str]:
     """Model names close to ``key`` (difflib), then names it is a prefix of; at most ``limit``."""
     import difflib  # only a miss pays for it
@@ -91,8 +121,16 @@ def _suggestions(key: str, limit: int = 3) -> list[str]:
     return list(dict.fromkeys(close + prefixed))[:limit]
 
 
+MAX_NAME_CHARS = 200  # far above every name and alias: a longer word is no model, and gets no suggestions
+
+
 def lookup(name: str) -> Model:
-    """The catalogue model called ``name`` or one of its aliases (case-insensitive)."""
+    """The catalogue model called ``name`` or one of its aliases (case-insensitive).
+
+    A word longer than ``MAX_NAME_CHARS`` is refused at once: "did you mean" (difflib) over a
+    30 MB line would cost gigabytes."""
+    if isinstance(name, str) and len(name) > MAX_NAME_CHARS:
+        raise InputError("model name", name, f"not a shape or a known model; {LIST_HINT}")
     key = _normalize(name) if isinstance(name, str) else ""
     model = _index().get(key)
     if model is not None:

@@ -1,24 +1,40 @@
-"""The one exception type for bad input; cli.py turns it into exit code 2."""
+"""The exception types the CLI turns into one stderr line: InputError (exit 2) and
+EnvironmentFailure (exit 1: standard input or output unusable)."""
 
 
 class InputError(ValueError):
     """Bad user input: carries the offending value and what would have been accepted.
 
     ``str(err)`` is the single stderr line the CLI prints, e.g.
-    ``bad shape '12x0': width must be an integer >= 2; expected DEPTHxWIDTH[xHEADS] such as 12x768``.
+    ``bad shape '12x0': width must be an integer >= 2; expected DEPTHxWIDTH[xHEADS] such as 12x768``;
+    with ``where`` (say ``standard input line 4``) it reads ``bad shape '12x0' (standard input line 4): ...``.
     """
 
-    def __init__(self, what: str, value: object, accepted: str):
+    def __init__(self, what: str, value: object, accepted: str, where: str | None = None):
         self.what = what
         self.value = value
         self.accepted = accepted
-        super().__init__(f"bad {what} {_show(value)}: {accepted}")
+        self.where = where
+        super().__init__(f"bad {what} {_show(value)}{f' ({where})' if where else ''}: {accepted}")
+
+    def at(self, where: str) -> "InputError":
+        """The same error, saying where the value came from."""
+        return InputError(self.what, self.value, self.accepted, where)
+
+
+class EnvironmentFailure(RuntimeError):
+    """Standard input or output cannot be used (closed, full, unwritable): exit 1, one line,
+    ``cannot read standard input: ...`` or ``cannot write output: ...``."""
 
 
 def _show(value: object, limit: int = 60) -> str:
     """repr() of the value, its start and end kept when it is long (a path ends in the file name),
     so one error stays on one readable line."""
     value = value if isinstance(value, (str, bytes)) else str(value)
+    if len(value) > 10 * limit:  # repr() of a 30 MB value would copy it; its ends are enough
+        value_shown = value[: limit] + value[-limit:]
+        text = repr(value_shown)
+        return f"{text[:limit - 20]}...{text[-17:]} ({len(value)} {'bytes' if isinstance(value, bytes) else 'chars'})"
     text = repr(value)
     if len(text) <= limit:
         return text

@@ -1,25 +1,36 @@
-"""Hugging Face ``config.json`` -> Shape and a real non-embedding parameter count.
+"""Hugging Face ``config.json`` -> ``blocks.Architecture``, its shape and its real counts.
 
-Reading of the config (keys tried in order, the first non-null one wins):
-- depth ``num_hidden_layers | n_layer | num_layers``, width ``hidden_size | n_embd | d_model``,
-  heads ``num_attention_heads | n_head | num_heads``, feed-forward size
-  ``intermediate_size | n_inner | d_ff`` (absent or null, as GPT-2's ``n_inner``, means 4·width),
-  key/value heads ``num_key_value_heads`` (default: heads), head size ``head_dim | d_kv``
-  (default: width / heads), ``vocab_size``.
-- Gated feed-forward (SwiGLU/GeGLU, three matrices): a LLaMA-style ``model_type``, a T5
+Every count comes from ``blocks.py``; this module only reads keys. Reading (the first non-null key
+of each list wins; a missing key takes the default transformers gives it):
+
+- depth ``num_hidden_layers | n_layer | num_layers | n_layers | encoder_layers``; width
+  ``hidden_size | n_embd | d_model | dim``; heads ``num_attention_heads | n_head | num_heads |
+  n_heads | encoder_attention_heads``; feed-forward ``intermediate_size | n_inner | d_ff | ffn_dim |
+  ffn_hidden_size | d_inner | hidden_dim | encoder_ffn_dim`` (MPT: ``expansion_ratio``·d; absent
+  or null, as GPT-2's ``n_inner``, means 4·width); head size ``head_dim | d_kv | d_head |
+  kv_channels`` (default width / heads).
+- key/value heads ``num_key_value_heads | num_kv_heads | n_head_kv | n_kv_heads`` or MPT's
+  ``attn_config.kv_n_heads``; ``multi_query`` (Falcon without ``new_decoder_architecture``,
+  StarCoder/GPTBigCode) means 1; ChatGLM's ``multi_query_group_num`` when ``multi_query_attention``.
+- gated feed-forward (SwiGLU/GeGLU, 3·d·f): a LLaMA-style ``model_type`` (GATED_MODEL_TYPES), a T5
   ``feed_forward_proj`` starting with "gated-", or ``hidden_act`` silu/swish/swiglu with an
   ``intermediate_size``.
-- T5-style encoder-decoders (``model_type`` t5/mt5/umt5/longt5, or a ``num_decoder_layers``
-  key): depth is the encoder's ``num_layers``; ``params_real`` counts the encoder and the
-  ``num_decoder_layers`` decoder layers (default: as many), whose cross-attention adds a second
-  attention block; ``params_convention`` stays 12·L·d² for the encoder alone.
-- Mixtral-style ``num_local_experts``: every expert's feed-forward and the router are counted
-  (other mixture-of-experts layouts are counted as dense, with a note).
-- A multimodal config without the top-level keys is read from its ``text_config``.
+- mixture of experts, for the families whose layout is known (MOE_MODEL_TYPES): experts
+  ``num_local_experts | num_experts | n_routed_experts``, top-k ``num_experts_per_tok``, expert size
+  ``moe_intermediate_size`` (else the feed-forward size), shared experts ``n_shared_experts`` (of the
+  expert size), ``shared_expert_intermediate_size`` (Qwen-MoE, with its d x 1 gate) or
+  ``shared_intermediate_size``; dense layers from ``first_k_dense_replace`` and ``moe_layer_freq``
+  (DeepSeek), ``decoder_sparse_step`` and ``mlp_only_layers`` (Qwen-MoE).
+- latent attention (DeepSeek-V2/V3): ``q_lora_rank``, ``kv_lora_rank``, ``qk_nope_head_dim``,
+  ``qk_rope_head_dim``, ``v_head_dim``.
+- ALBERT: ``num_hidden_groups`` x ``inner_group_num`` distinct layers; ``embedding_size``.
+- encoder-decoders (T5 ``num_decoder_layers``; BART, Whisper, Marian... ``decoder_layers``): both
+  stacks are counted, the decoder with self- and cross-attention; depth is the encoder's.
+- a multimodal config is read from its ``text_config`` (or ``llm_config``, ``language_config``).
 
-Counted per layer: attention d·(H·d_head) for Q and for O, d·(kv_heads·d_head) for K and for V;
-feed-forward 2·d·ffn, or 3·d·ffn gated. Ignored: biases, layer norms, position and token
-embeddings, relative-attention biases and the output head (so the count is non-embedding).
+Where the layout cannot be counted exactly (state-space or hybrid layers, mixture-of-experts keys of
+an unknown family, encoder and decoder of different sizes) ``params_real`` is None and a note names
+what is missing; the shape is still read for the theory.
 """
 from __future__ import annotations
 
@@ -27,6 +38,7 @@ import json
 import os
 from dataclasses import dataclass
 
+from . import blocks
 from .errors import InputError
 from .shapes import Shape, make_shape, params
 
@@ -34,23 +46,56 @@ MAX_CONFIG_BYTES = 10_000_000  # real config.json files are a few KB
 MAX_SIZE = 10**15  # largest layer count or dimension read from a config
 EXPECTED = "expected a Hugging Face config.json"
 
-DEPTH_KEYS = ("num_hidden_layers", "n_layer", "num_layers")
-WIDTH_KEYS = ("hidden_size", "n_embd", "d_model")
-HEADS_KEYS = ("num_attention_heads", "n_head", "num_heads")
-FFN_KEYS = ("intermediate_size", "n_inner", "d_ff")
-HEAD_DIM_KEYS = ("head_dim", "d_kv")
+DEPTH_KEYS = ("num_hidden_layers", "n_layer", "num_layers", "n_layers", "encoder_layers")
+WIDTH_KEYS = ("hidden_size", "n_embd", "d_model", "dim")
+HEADS_KEYS = ("num_attention_heads", "n_head", "num_heads", "n_heads", "encoder_attention_heads")
+FFN_KEYS = ("intermediate_size", "n_inner", "d_ff", "ffn_dim", "ffn_hidden_size", "d_inner", "hidden_dim", "encoder_ffn_dim")
+HEAD_DIM_KEYS = ("head_dim", "d_kv", "d_head", "kv_channels")
+KV_HEADS_KEYS = ("num_key_value_heads", "num_kv_heads", "n_head_kv", "n_kv_heads")
+EXPERTS_KEYS = ("num_local_experts", "num_experts", "n_routed_experts")
+NESTED_KEYS = ("text_config", "llm_config", "language_config")
 GATED_MODEL_TYPES = frozenset({
-    "llama", "mistral", "mixtral", "qwen2", "qwen3", "gemma", "gemma2", "gemma3_text",
-    "phi3", "olmo", "olmo2", "cohere", "internlm2", "granite",
+    "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3_text",
+    "phi3", "phimoe", "olmo", "olmo2", "olmo3", "olmoe", "flex_olmo", "cohere", "cohere2", "internlm2", "internlm3",
+    "granite", "granitemoe", "granitemoeshared", "deepseek_v2", "deepseek_v3", "glm", "glm4", "glm4_moe", "chatglm",
+    "modernbert", "modernbert-decoder", "gpt_oss", "stablelm", "helium", "exaone4", "smollm3", "ministral", "baichuan",
 })
-OTHER_EXPERT_KEYS = ("num_experts", "n_routed_experts", "moe_intermediate_size")  # not modelled
+# Families whose mixture-of-experts layout the keys above describe exactly.
+MOE_MODEL_TYPES = frozenset({
+    "mixtral", "phimoe", "olmoe", "flex_olmo", "qwen2_moe", "qwen3_moe", "deepseek_v2", "deepseek_v3", "granitemoe",
+    "granitemoeshared", "glm4_moe", "gpt_oss",
+})
+# transformers' default num_experts_per_tok of those families (configuration_*.py), for configs that leave it out.
+DEFAULT_TOP_K = {"mixtral": 2, "phimoe": 2, "granitemoe": 2, "granitemoeshared": 2, "olmoe": 8, "flex_olmo": 5,
+                 "qwen2_moe": 4, "qwen3_moe": 8, "deepseek_v3": 8, "glm4_moe": 8, "gpt_oss": 4}
+EXPERT_HINTS = ("expert", "moe")  # a key with these in its name and a true value: a mixture of experts
+# Layers that are not the attention + feed-forward block (state-space, recurrent, linear or hybrid).
+NOT_ATTENTION_TYPES = frozenset({
+    "mamba", "mamba2", "falcon_mamba", "rwkv", "xlstm", "recurrent_gemma", "jamba", "zamba", "zamba2", "bamba",
+    "falcon_h1", "nemotron_h", "nemotron_h_omni", "granitemoehybrid", "lfm2", "lfm2_moe", "lfm2_vl", "qwen3_next",
+    "kimi_linear", "olmo_hybrid", "minimax", "bailing_hybrid", "qwen3_5", "qwen3_5_text", "qwen3_5_moe",
+    "qwen3_5_moe_text", "fnet", "reformer", "longformer", "led", "funnel", "mobilebert", "squeezebert", "convbert",
+    "canine", "perceiver", "deberta", "gemma3n", "gemma3n_text", "jetmoe", "switch_transformers", "nllb-moe",
+    "xlm-prophetnet", "prophetnet", "transfo-xl", "mega", "nystromformer", "yoso", "mra",
+})
+NOT_ATTENTION_KEYS = ("layers_block_type", "hybrid_override_pattern", "attn_layer_period", "mamba_d_state",
+                      "ssm_state_size", "mamba_n_heads", "linear_num_key_heads", "state_size", "time_step_rank")
+ATTENTION_LAYER_TYPES = frozenset({"full_attention", "sliding_attention", "attention", "global", "local",
+                                   "chunked_attention", "global_attention", "local_attention"})
 GATED_ACTIVATIONS = frozenset({"silu", "swish", "swiglu"})
 T5_MODEL_TYPES = frozenset({"t5", "mt5", "umt5", "longt5"})
+# Bidirectional encoders: no key/value cache (BERT-style token types, masked-LM heads, vision encoders).
+ENCODER_ARCHITECTURE_HINTS = ("MaskedLM", "ForImageClassification", "ForTokenClassification", "ForPreTraining")
+DECODER_ARCHITECTURE_HINTS = ("CausalLM", "LMHead", "ConditionalGeneration", "Seq2Seq")
 
 
 @dataclass(frozen=True)
 class ConfigModel:
-    """What a config.json says about a model, with its real non-embedding parameter count."""
+    """What a config.json says about a model: its shape, its block and its real counts.
+
+    ``params_real`` (non-embedding, every expert), ``params_active`` and ``params_embedding`` are
+    None when the layout cannot be counted exactly (``notes`` say why); ``architecture`` is then None.
+    """
 
     source: str
     model_type: str | None
@@ -60,10 +105,16 @@ class ConfigModel:
     kv_heads: int
     head_dim: int
     ffn: int
-    gated_ffn: bool
+    gated: bool
+    experts: int | None
+    top_k: int | None
     vocab: int | None
-    params_real: int
+    params_real: int | None
+    params_active: int | None
+    params_embedding: int | None
     params_convention: int
+    architecture: blocks.Architecture | None
+    decoder_depth: int = 0
     notes: tuple[str, ...] = ()
 
     @property
@@ -122,18 +173,18 @@ def _first(cfg: dict, keys: tuple[str, ...]) -> tuple[str, object] | None:
     return None
 
 
-def _whole(key: str, value: object, source: str) -> int:
-    """A positive integer config value (bools, floats and strings are rejected)."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SIZE:
+def _whole(key: str, value: object, source: str, lowest: int = 1) -> int:
+    """A whole config value from ``lowest`` to 10^15 (bools, floats and strings are rejected)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not lowest <= value <= MAX_SIZE:
         shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:36] + "..."
-        raise InputError("config", source, f"{key} = {shown} is not a whole number from 1 to 10^15; {EXPECTED}")
+        raise InputError("config", source, f"{key} = {shown} is not a whole number from {lowest} to 10^15; {EXPECTED}")
     return value
 
 
-def _optional(cfg: dict, keys: tuple[str, ...], source: str) -> int | None:
-    """The first of ``keys`` as a positive integer, or None when none is given."""
+def _optional(cfg: dict, keys: tuple[str, ...], source: str, lowest: int = 1) -> int | None:
+    """The first of ``keys`` as a whole number, or None when none is given."""
     found = _first(cfg, keys)
-    return None if found is None else _whole(*found, source)
+    return None if found is None else _whole(*found, source, lowest)
 
 
 def _gating(cfg: dict, model_type: str | None, ffn_key: str | None) -> str | None:
@@ -149,14 +200,151 @@ def _gating(cfg: dict, model_type: str | None, ffn_key: str | None) -> str | Non
     return None
 
 
+def _unwrap(cfg: dict, notes: list[str]) -> dict:
+    """The language model's keys: a multimodal config's text_config (or llm_config, language_config)."""
+    for _ in range(2):  # e.g. thinker_config -> text_config
+        if _first(cfg, DEPTH_KEYS) is not None:
+            return cfg
+        for key in NESTED_KEYS + ("thinker_config",):
+            inner = cfg.get(key)
+            if isinstance(inner, dict):
+                model_type = inner.get("model_type") or cfg.get("model_type")
+                cfg = {**inner, "model_type": model_type}
+                notes.append(f"read from {key} (the language model of a multimodal config)")
+                break
+        else:
+            return cfg
+    return cfg
+
+
+def _not_countable(cfg: dict, model_type: str | None) -> str | None:
+    """Why this layout cannot be counted as attention + feed-forward layers (None: it can)."""
+    if model_type in NOT_ATTENTION_TYPES:
+        return f"model_type {model_type!r} has layers that are not the attention + feed-forward block depthwidth counts"
+    for key in NOT_ATTENTION_KEYS:
+        if cfg.get(key):
+            return f"the key {key!r} describes state-space, recurrent or hybrid layers, which depthwidth does not count"
+    layer_types = cfg.get("layer_types")
+    if isinstance(layer_types, list):
+        other = sorted({str(t) for t in layer_types if t not in ATTENTION_LAYER_TYPES})
+        if other:
+            return f"layer_types include {', '.join(other[:3])}: not attention layers depthwidth counts"
+    return None
+
+
+def _expert_keys(cfg: dict) -> list[str]:
+    """Keys that announce a mixture of experts (a truthy value and 'expert' or 'moe' in the name)."""
+    found = []
+    for key, value in cfg.items():
+        if isinstance(value, dict) and key not in NESTED_KEYS:  # e.g. DBRX's ffn_config.moe_num_experts
+            found += [f"{key}.{k}" for k in _expert_keys(value)]
+        elif isinstance(key, str) and any(h in key.lower() for h in EXPERT_HINTS) and not isinstance(value, (list, dict)) \
+                and value not in (None, False, 0, 1, ""):
+            found.append(key)
+    return found
+
+
+def _kv_heads(cfg: dict, model_type: str | None, heads: int, source: str, notes: list[str]) -> int:
+    """Key/value heads: GQA keys, multi-query flags (Falcon, StarCoder, ChatGLM), MPT's attn_config."""
+    if cfg.get("multi_query") is True and not cfg.get("new_decoder_architecture"):
+        notes.append("multi_query: one key/value head shared by every query head (MQA)")
+        return 1
+    if cfg.get("multi_query_attention") is True and cfg.get("multi_query_group_num") is not None:
+        groups = _whole("multi_query_group_num", cfg["multi_query_group_num"], source)
+        notes.append(f"multi_query_group_num: {groups} key/value heads")
+        return groups
+    attn = cfg.get("attn_config")
+    if isinstance(attn, dict) and attn.get("kv_n_heads") is not None and attn.get("attn_type") in (
+            "grouped_query_attention", "multiquery_attention"):
+        return 1 if attn["attn_type"] == "multiquery_attention" else _whole("attn_config.kv_n_heads", attn["kv_n_heads"], source)
+    found = _first(cfg, KV_HEADS_KEYS)
+    if found is None or (found[0] == "num_kv_heads" and model_type == "falcon" and not cfg.get("new_decoder_architecture")
+                         and cfg.get("multi_query") is False):
+        return heads
+    return _whole(*found, source)
+
+
+def _moe(cfg: dict, model_type: str | None, depth: int, ffn: int, source: str, notes: list[str]) -> tuple[dict, str | None]:
+    """Architecture fields of a mixture of experts, and why it cannot be counted (None: it can)."""
+    experts_found = _first(cfg, EXPERTS_KEYS)
+    experts = None if experts_found is None else _whole(*experts_found, source, lowest=0)
+    if not experts or experts == 1:
+        hints = _expert_keys(cfg)
+        if hints and model_type not in MOE_MODEL_TYPES:
+            return {}, f"mixture-of-experts keys ({', '.join(hints[:3])}) of a family whose expert layout is not modelled"
+        return {}, None
+    if model_type not in MOE_MODEL_TYPES:
+        return {}, (f"{experts_found[0]} = {experts}: the expert layout of model_type {model_type!r} is not modelled "
+                    f"(known: {', '.join(sorted(MOE_MODEL_TYPES))})")
+    top_k = _optional(cfg, ("num_experts_per_tok", "moe_top_k", "experts_per_token"), source)
+    if top_k is None and model_type in DEFAULT_TOP_K:
+        top_k = DEFAULT_TOP_K[model_type]
+        notes.append(f"num_experts_per_tok not given: transformers' default for {model_type}, {top_k}")
+    if top_k is None:
+        return {}, f"{experts} experts but no num_experts_per_tok: the active count needs the top-k"
+    if top_k > experts:
+        raise InputError("config", source, f"num_experts_per_tok = {top_k} exceeds {experts} experts; {EXPECTED}")
+    expert_ffn = _optional(cfg, ("moe_intermediate_size",), source) or ffn
+    shared, shared_ffn, gate = 0, None, False
+    if _optional(cfg, ("n_shared_experts",), source, lowest=0):
+        shared, shared_ffn = cfg["n_shared_experts"], expert_ffn
+    elif _optional(cfg, ("shared_expert_intermediate_size",), source, lowest=0):
+        shared, shared_ffn, gate = 1, cfg["shared_expert_intermediate_size"], True
+    elif _optional(cfg, ("shared_intermediate_size",), source, lowest=0):
+        shared, shared_ffn = 1, cfg["shared_intermediate_size"]
+    # Which layers are dense: DeepSeek's first_k_dense_replace / moe_layer_freq, Qwen's step / mlp_only_layers.
+    first_dense = _optional(cfg, ("first_k_dense_replace",), source, lowest=0) or 0
+    freq = _optional(cfg, ("moe_layer_freq",), source) or 1
+    step = _optional(cfg, ("decoder_sparse_step",), source) or 1
+    only_mlp = cfg.get("mlp_only_layers") or []
+    if not isinstance(only_mlp, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in only_mlp):
+        raise InputError("config", source, f"mlp_only_layers = {str(only_mlp)[:30]} is not a list of layer numbers; {EXPECTED}")
+    sparse = [i for i in range(depth) if i >= first_dense and i % freq == 0 and (i + 1) % step == 0 and i not in only_mlp]
+    dense_layers = depth - len(sparse)
+    notes.append(f"mixture of {experts} experts of size {expert_ffn}, top-{top_k}"
+                 + (f", {shared} shared expert(s) of size {shared_ffn}" if shared else "")
+                 + (f", {dense_layers} dense layer(s)" if dense_layers else "")
+                 + ": params_real counts every expert, params_active the top-k, shared experts and router")
+    if cfg.get("num_nextn_predict_layers"):
+        notes.append("num_nextn_predict_layers: the multi-token-prediction module of the checkpoint is not counted "
+                     "(transformers does not build it)")
+    return dict(experts=experts, top_k=top_k, expert_ffn=expert_ffn, shared_experts=shared, shared_expert_ffn=shared_ffn,
+                shared_expert_gate=gate, dense_layers=dense_layers), None
+
+
+def _latent(cfg: dict, source: str) -> dict:
+    """Latent-attention (MLA) fields, or {} for ordinary attention."""
+    if cfg.get("kv_lora_rank") is None:
+        return {}
+    keys = ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
+    missing = [k for k in keys if cfg.get(k) is None]
+    if missing:
+        raise InputError("config", source, f"kv_lora_rank (latent attention) without {', '.join(missing)}; {EXPECTED}")
+    fields = {k: _whole(k, cfg[k], source) for k in keys}
+    fields["q_lora_rank"] = _optional(cfg, ("q_lora_rank",), source)
+    return fields
+
+
+def _encoder_only(cfg: dict, model_type: str | None) -> bool:
+    """A bidirectional encoder (no KV cache): BERT-style token types, masked-LM heads, vision encoders."""
+    names = [a for a in cfg.get("architectures") or [] if isinstance(a, str)]
+    if any(h in a for a in names for h in DECODER_ARCHITECTURE_HINTS):
+        return False
+    if any(h in a for a in names for h in ENCODER_ARCHITECTURE_HINTS):
+        return True
+    if cfg.get("is_decoder") is True:
+        return False
+    return "type_vocab_size" in cfg or model_type in {"albert", "distilbert", "modernbert", "xlnet", "deberta-v2"} or (
+        "patch_size" in cfg and "vocab_size" not in cfg)
+
+
 def inspect_config(cfg: dict, source: str) -> ConfigModel:
-    """Shape, structure and real non-embedding parameter count of a parsed config.json."""
+    """Shape, block and real counts of a parsed config.json (counts by ``blocks``)."""
     if not isinstance(cfg, dict):
         raise InputError("config", source, f"not a JSON object; {EXPECTED}")
     notes: list[str] = []
-    if _first(cfg, DEPTH_KEYS) is None and isinstance(cfg.get("text_config"), dict):
-        cfg = {"model_type": cfg.get("model_type"), **cfg["text_config"]}
-        notes.append("read from text_config (the language model of a multimodal config)")
+    cfg = _unwrap(cfg, notes)
+    model_type = cfg.get("model_type") if isinstance(cfg.get("model_type"), str) else None
 
     roles = (("depth", DEPTH_KEYS), ("width", WIDTH_KEYS), ("heads", HEADS_KEYS))
     found = {role: _first(cfg, keys) for role, keys in roles}
@@ -166,10 +354,10 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
     depth, width, heads = (_whole(*found[role], source) for role, _ in roles)
     make_shape(depth, width, heads, f"{depth}x{width}x{heads} (from {source})")  # H < d, depth range
 
-    model_type = cfg.get("model_type") if isinstance(cfg.get("model_type"), str) else None
-    kv_heads = _optional(cfg, ("num_key_value_heads",), source) or heads
-    if kv_heads > heads:
-        raise InputError("config", source, f"num_key_value_heads = {kv_heads} exceeds {heads} attention heads; {EXPECTED}")
+    kv_heads = _kv_heads(cfg, model_type, heads, source, notes)
+    if kv_heads > heads or heads % kv_heads:
+        raise InputError("config", source, f"{kv_heads} key/value heads (num_key_value_heads) do not divide "
+                         f"{heads} attention heads; {EXPECTED}")
     head_dim = _optional(cfg, HEAD_DIM_KEYS, source)
     if head_dim is None:
         if width % heads:
@@ -179,46 +367,71 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
         notes.append(f"head size {head_dim}: attention spans {heads}·{head_dim} = {heads * head_dim}, not the width {width}")
 
     ffn_found = _first(cfg, FFN_KEYS)
-    if ffn_found is None:
-        ffn = 4 * width
-        notes.append(f"no feed-forward size given ({', '.join(FFN_KEYS)} absent or null): 4·width = {ffn} assumed")
-    else:
+    if ffn_found is not None:
         ffn = _whole(*ffn_found, source)
+    elif cfg.get("expansion_ratio") is not None:  # MPT
+        ratio = cfg["expansion_ratio"]
+        if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 0 < ratio * width <= MAX_SIZE or int(ratio * width) != ratio * width:
+            raise InputError("config", source, f"expansion_ratio = {str(ratio)[:20]} does not give a whole feed-forward size; {EXPECTED}")
+        ffn = int(ratio * width)
+    else:
+        ffn = 4 * width
+        notes.append(f"no feed-forward size given ({', '.join(FFN_KEYS[:3])}... absent or null): 4·width = {ffn} assumed")
     gating = _gating(cfg, model_type, ffn_found[0] if ffn_found else None)
     if gating:
         notes.append(f"gated feed-forward ({gating}): 3·width·ffn parameters per layer")
 
-    attention = 2 * width * heads * head_dim + 2 * width * kv_heads * head_dim
-    feed_forward = (3 if gating else 2) * width * ffn
-    experts = _optional(cfg, ("num_local_experts",), source)
-    if experts is not None and experts > 1:
-        feed_forward = experts * feed_forward + width * experts
-        notes.append(f"mixture of {experts} experts: all experts and the router counted (total, not active, parameters)")
-    elif any(cfg.get(key) for key in OTHER_EXPERT_KEYS):
-        notes.append("mixture-of-experts keys not modelled here: the feed-forward is counted as one dense block")
+    vocab = _optional(cfg, ("vocab_size", "padded_vocab_size", "src_vocab_size"), source)
+    tied = cfg.get("tie_word_embeddings")
+    tied = True if tied is None else bool(tied)
+    fields = dict(vocab=vocab, tied=tied, family=model_type or "config", encoder_only=_encoder_only(cfg, model_type))
+    why = _not_countable(cfg, model_type)
+    moe, moe_why = _moe(cfg, model_type, depth, ffn, source, notes) if why is None else ({}, None)
+    why = why or moe_why
+    fields.update(moe)
+    fields.update(_latent(cfg, source))
+    if fields.get("kv_lora_rank"):
+        kv_heads = heads
+        head_dim = width // heads if width % heads == 0 else head_dim
+        notes.append(f"latent attention (MLA): kv_lora_rank {fields['kv_lora_rank']}, q_lora_rank {fields['q_lora_rank']}")
 
-    if model_type in T5_MODEL_TYPES or "num_decoder_layers" in cfg:
-        decoder_depth = _optional(cfg, ("num_decoder_layers",), source) or depth
-        params_real = depth * (attention + feed_forward) + decoder_depth * (2 * attention + feed_forward)
-        notes.append(
-            f"encoder-decoder: depth is the {depth} encoder layers; params_real adds {decoder_depth} decoder layers "
-            "(self- and cross-attention); params_convention is 12·L·d² for the encoder only"
-        )
-    else:
-        params_real = depth * (attention + feed_forward)
+    groups = _optional(cfg, ("num_hidden_groups",), source)
+    if groups is not None and model_type == "albert" or groups is not None and cfg.get("inner_group_num") is not None:
+        distinct = groups * (_optional(cfg, ("inner_group_num",), source) or 1)
+        fields["layer_groups"] = min(distinct, depth)
+        notes.append(f"shared layers (ALBERT): {fields['layer_groups']} distinct layer(s) applied {depth} times, counted once")
+    embedding = _first(cfg, ("embedding_size", "word_embed_proj_dim"))  # ALBERT, OPT-350m
+    if embedding is not None and embedding[1] != width:
+        fields["embedding_width"] = _whole(*embedding, source)
+    if model_type == "xlnet":
+        fields["position_projection"] = True
+        notes.append("XLNet: the relative-position projection r (d x H·d_head) counted beside q, k, v, o")
 
+    decoder = _optional(cfg, ("num_decoder_layers", "decoder_layers"), source, lowest=0)
+    if decoder is None and (model_type in T5_MODEL_TYPES):
+        decoder = depth
+    if decoder:
+        fields["decoder_depth"] = decoder
+        fields["encoder_only"] = False
+        for enc, dec in (("encoder_ffn_dim", "decoder_ffn_dim"), ("encoder_attention_heads", "decoder_attention_heads")):
+            if cfg.get(enc) is not None and cfg.get(dec) is not None and cfg[enc] != cfg[dec]:
+                why = why or f"{enc} {cfg[enc]} differs from {dec} {cfg[dec]}: one block size per stack is modelled"
+        if fields.get("experts"):
+            why = why or "a mixture of experts in an encoder-decoder is not modelled"
+        notes.append(f"encoder-decoder: depth is the {depth} encoder layers; params_real adds {decoder} decoder layers "
+                     "(self- and cross-attention); params (12·L·d²) is the encoder's only")
+
+    arch = blocks.Architecture(depth, width, heads, kv_heads, head_dim, ffn, gating is not None, **fields)
+    if why is not None:
+        notes.append(f"parameter counts unavailable: {why}")
+        arch = None
     return ConfigModel(
-        source=source,
-        model_type=model_type,
-        depth=depth,
-        width=width,
-        heads=heads,
-        kv_heads=kv_heads,
-        head_dim=head_dim,
-        ffn=ffn,
-        gated_ffn=gating is not None,
-        vocab=_optional(cfg, ("vocab_size",), source),
-        params_real=params_real,
-        params_convention=params(depth, width),
+        source=source, model_type=model_type, depth=depth, width=width, heads=heads, kv_heads=kv_heads,
+        head_dim=head_dim, ffn=ffn, gated=gating is not None,
+        experts=fields.get("experts"), top_k=fields.get("top_k"), vocab=vocab,
+        params_real=None if arch is None else blocks.params_nonembedding(arch),
+        params_active=None if arch is None else blocks.params_active(arch),
+        params_embedding=None if arch is None else blocks.params_embedding(arch),
+        params_convention=params(depth, width), architecture=arch, decoder_depth=fields.get("decoder_depth", 0),
         notes=tuple(notes),
     )

@@ -40,8 +40,12 @@ GIDS = (  # every gid the figures set, as format strings
     # phase_figure
     "threshold", "region:efficient", "region:inefficient", "budget:{N:g}", "min-depth:{N:g}", "empirical:{N:g}",
     "model:{name}", "model-optimum:{name}", "model-optimum-path:{name}", "shape:{shape}", "label:{text}",
+    "rule:{name}",
     # bounds_figure
     "upper:{d}", "lower:{d}", "threshold:{d}",
+    # fit_figure (label: a group's label, its size as 1e+08 or its group column value)
+    "runs:{label}", "parabola:{label}", "optimum:{label}", "interval:{label}", "optima:levine", "law:levine",
+    "optima:power", "law:power",
 )
 
 
@@ -54,16 +58,37 @@ def require_matplotlib():
     return matplotlib
 
 
-def save_figure(fig, path) -> Path:
-    """Write ``fig`` as PNG (150 dpi) or SVG, chosen by the extension of ``path``; return the path."""
+def check_output_path(path) -> Path:
+    """The --out path, checked before anything is drawn: a .png or .svg name in an existing,
+    writable directory, not itself a directory or a read-only file."""
+    import os
+
     target = Path(path)
-    suffix = target.suffix.lower()
-    if suffix not in FORMATS:
+    if target.suffix.lower() not in FORMATS:
         raise InputError("output file", path, "expected a path ending in .png or .svg")
-    # No timestamps in the file, so the same figure always gives the same bytes.
+    folder = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        raise InputError("output file", path, "is a directory; expected a file name ending in .png or .svg")
+    if not folder.is_dir():
+        raise InputError("output file", path, f"cannot write it: no directory {str(folder)!r}")
+    if not os.access(target if target.exists() else folder, os.W_OK):
+        raise InputError("output file", path, "cannot write it: permission denied")
+    return target
+
+
+def save_figure(fig, path) -> Path:
+    """Write ``fig`` as PNG (150 dpi) or SVG, chosen by the extension of ``path``; return the path.
+
+    The same figure gives the same bytes: no timestamp or software version in the metadata, and
+    SVG element ids hashed with a fixed salt (matplotlib salts them with a random UUID by default)."""
+    from matplotlib import rc_context
+
+    target = check_output_path(path)
+    suffix = target.suffix.lower()
     metadata = {"Date": None} if suffix == ".svg" else {"Software": None}
     try:
-        fig.savefig(target, format=suffix[1:], dpi=DPI, metadata=metadata)
+        with rc_context({"svg.hashsalt": "depthwidth"}):
+            fig.savefig(target, format=suffix[1:], dpi=DPI, metadata=metadata)
     except OSError as err:
         raise InputError("output file", path, f"cannot write it: {err.strerror or err}") from None
     return target
@@ -140,15 +165,17 @@ def _count_formatter(value, _position=None):
     return f"{value:g}"
 
 
-def phase_figure(budgets=DEFAULT_BUDGETS, models=DEFAULT_MODELS, shapes=()):
+def phase_figure(budgets=DEFAULT_BUDGETS, models=DEFAULT_MODELS, shapes=(), rules=False):
     """The depth-width plane: the regimes either side of L = log3 d, iso-budget curves 12·L·d² = N
-    with their minimal-depth and empirical-optimum points, published models, and given shapes."""
+    with their minimal-depth and empirical-optimum points, published models, and given shapes;
+    with ``rules``, each rule's curve from rules.py (gid ``rule:NAME``)."""
     require_matplotlib()
     import numpy as np
     from matplotlib.patches import Patch
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
-    from .planner import EMPIRICAL_FIT_DEPTHS, empirical_optimum, min_depth_exact, width_for
+    from .planner import empirical_optimum, min_depth_exact, width_for
+    from .rules import get_rule
     from .theory import threshold_depth
 
     budgets = _check_budgets(budgets)
@@ -203,6 +230,9 @@ def phase_figure(budgets=DEFAULT_BUDGETS, models=DEFAULT_MODELS, shapes=()):
                 markeredgecolor="white", zorder=6, gid=f"empirical:{N:g}",
                 label="empirical optimum (fit, not theory)" if index == 0 else "_nolegend_")
 
+    if rules:
+        _draw_rules(ax, np, x)
+
     labels = []  # (text, width, depth, colour), placed last so they can dodge everything else
     for index, model in enumerate(resolved_models):
         name = getattr(model, "name", f"{model.depth}x{model.width}")
@@ -231,7 +261,7 @@ def phase_figure(budgets=DEFAULT_BUDGETS, models=DEFAULT_MODELS, shapes=()):
     ax.set_ylabel("depth L (layers)")
     ax.set_title("Depth vs width of self-attention networks (Levine et al. 2020)\n"
                  f"threshold L = log3 d; empirical optimum: the NeurIPS version's fit on depths "
-                 f"{EMPIRICAL_FIT_DEPTHS[0]}-{EMPIRICAL_FIT_DEPTHS[1]}", fontsize=11)
+                 "{:g}-{:g}".format(*get_rule("levine-fit").depth_range), fontsize=11)
     ax.xaxis.set_major_formatter(FuncFormatter(_count_formatter))
     ax.yaxis.set_major_locator(FixedLocator([t for t in (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 500, 1000)
                                              if y_low <= t <= y_high]))
@@ -246,6 +276,29 @@ def phase_figure(budgets=DEFAULT_BUDGETS, models=DEFAULT_MODELS, shapes=()):
               ])
     _place_labels(fig, ax, labels)
     return fig
+
+
+RULE_COLOURS = ("#8e44ad", "#16a085", "#b9770e", "#2e86c1", "#7f8c8d", "#cb4335", "#1e8449")
+
+
+def _draw_rules(ax, np, widths):
+    """Each rule of rules.py: a recommending rule's optimum across budgets (12·L·d² block), a guard's
+    maximum depth for each width. The theory row is the threshold curve, drawn already."""
+    from .rules import GUARD, REGISTRY, THEORY
+
+    sizes = np.geomspace(1e4, 1e16, 121)
+    for index, rule in enumerate(r for r in REGISTRY.values() if r.kind != THEORY):
+        colour = RULE_COLOURS[index % len(RULE_COLOURS)]
+        if rule.kind == GUARD:
+            x, y = widths, np.array([rule.max_depth(w) for w in widths])
+            label, style = f"{rule.name} (guard): maximum depth", "--"
+        else:
+            points = [rule.recommend(N, lambda L, N=N: math.sqrt(N / (12 * L))) for N in sizes]
+            y, x = np.array([p for p in points if p[0] > 1]).T  # depth 1 is where the solver clamps
+            label, style = f"{rule.name} ({rule.kind}): optimum per budget", "-"
+        if not rule.verified:
+            label += " [unverified]"
+        ax.plot(x, y, color=colour, linewidth=1.4, linestyle=style, alpha=0.9, zorder=4, gid=f"rule:{rule.name}", label=label)
 
 
 # Where a point label may go, in points from the point: right, left, above, below, then diagonals.
@@ -330,9 +383,10 @@ def _whole(value, what: str) -> int:
     raise InputError(what, value, "expected a whole number")
 
 
-def bounds_figure(widths, heads=None, max_depth=None):
+def bounds_figure(widths, heads=None, max_depth=None, reading="consistent"):
     """Theorem 1/2 bounds on log3(sep) against depth L = 1..max_depth, one colour per width, with
-    the threshold depth log3 d marked. Unavailable or vacuous stretches are gaps, never zeros."""
+    the threshold depth log3 d marked. Unavailable or vacuous stretches are gaps, never zeros.
+    ``reading``: Theorem 2's c2 reading (theory.C2_READINGS), named in the title."""
     matplotlib = require_matplotlib()
     import numpy as np
     from matplotlib.lines import Line2D
@@ -360,7 +414,7 @@ def bounds_figure(widths, heads=None, max_depth=None):
     depth = np.arange(1, max_depth + 1)
     for index, (d, h) in enumerate(zip(widths, head_counts)):
         colour = colours[index % len(colours)]
-        grid = bounds_grid(depth, d, h)
+        grid = bounds_grid(depth, d, h, reading)
         upper = grid["log3_sep_upper"].copy()  # already NaN where unavailable or at the threshold
         lower = grid["log3_sep_lower"].copy()
         lower[grid["lower_vacuous"]] = np.nan  # vacuous: a gap, not a zero on a log axis
@@ -383,7 +437,8 @@ def bounds_figure(widths, heads=None, max_depth=None):
     ax.set_xlabel("depth L")
     ax.set_ylabel("log3 of separation rank bound")
     ax.set_title("Separation-rank bounds of self-attention (Levine et al. 2020, Theorems 1 and 2)\n"
-                 "gaps: bound vacuous or unavailable, or d = 3^L (neither theorem applies)", fontsize=11)
+                 f"{reading} reading of c2; gaps: bound vacuous or unavailable, or d = 3^L (neither theorem applies)",
+                 fontsize=11)
     ax.grid(True, which="major", alpha=0.3)
     width_legend = ax.legend(loc="upper left", fontsize=9, title="width", title_fontsize=9)
     ax.add_artist(width_legend)
@@ -392,4 +447,82 @@ def bounds_figure(widths, heads=None, max_depth=None):
         Line2D([], [], color="#444444", linewidth=1.8, linestyle="--", label="lower bound"),
         Line2D([], [], color="#444444", linewidth=1.1, linestyle=":", label="threshold depth log3 d"),
     ], loc="lower right", fontsize=9)
+    return fig
+
+
+# ---------------------------------------------------------------- a fitted rule (depthwidth fit)
+
+FIT_FIGSIZE = (16.0, 5.5)
+
+
+def fit_figure(report, runs):
+    """Three panels of ``fit.fit_results``: each group's losses against depth with its parabola
+    in ln L and its optimum (bar: the bootstrap interval); the optima against the Levine form
+    ln d = a + b·L; the optimal depth against size with the power law L = depth_k·N^beta."""
+    matplotlib = require_matplotlib()
+    import numpy as np
+    from matplotlib.ticker import FuncFormatter
+
+    colours = matplotlib.colormaps["viridis"](np.linspace(0.05, 0.85, max(len(report.groups), 2)))
+    fig = _new_figure(FIT_FIGSIZE)
+    curves, levine_ax, power_ax = fig.subplots(1, 3)
+    from .fit import group_runs
+
+    for index, (g, members, colour) in enumerate(zip(report.groups, group_runs(runs), colours)):
+        depth = np.array([r.depth for r in members])
+        loss = np.array([r.loss for r in members])
+        curves.plot(depth, loss, linestyle="none", marker="o", markersize=5, color=colour, alpha=0.8, gid=f"runs:{g.label}",
+                    label=f"{short_count(g.size)} {report.group_by}" if g.label == f"{g.size:.3g}"
+                    else f"{g.label} ({short_count(g.size)} {report.group_by})")
+        grid = np.geomspace(g.depths[0], g.depths[-1], 100)
+        curves.plot(grid, np.polyval(g.parabola[::-1], np.log(grid)), color=colour, linewidth=1.5, gid=f"parabola:{g.label}",
+                    label="_nolegend_")
+        curves.plot(list(g.depth_interval), [g.min_loss] * 2, color=colour, linewidth=3, alpha=0.5, solid_capstyle="butt",
+                    gid=f"interval:{g.label}", label="_nolegend_")
+        curves.plot([g.optimal_depth], [g.min_loss], linestyle="none", marker="D", markersize=8, color=colour,
+                    markeredgecolor="black", zorder=5, gid=f"optimum:{g.label}",
+                    label="optimum (bar: 95% bootstrap interval)" if index == 0 else "_nolegend_")
+    curves.set_xscale("log")
+    curves.set_xlabel("depth L (log scale)")
+    curves.set_ylabel("loss")
+    curves.set_title("Loss against depth per size group:\nparabola in ln L, optimum at its vertex", fontsize=11)
+    curves.grid(True, which="both", alpha=0.3)
+    curves.legend(fontsize=8, loc="best", framealpha=0.8)
+
+    depth = np.array([g.optimal_depth for g in report.groups])
+    width = np.array([g.optimal_width for g in report.groups])
+    size = np.array([g.size for g in report.groups])
+    low, high = np.array([g.depth_interval for g in report.groups]).T
+    levine_ax.errorbar(depth, width, xerr=[depth - low, high - depth], linestyle="none", marker="D", color=EMPIRICAL_COLOUR,
+                       capsize=3, label="group optima").lines[0].set_gid("optima:levine")
+    if report.levine is not None:
+        span = np.linspace(min(low.min(), depth.min()) * 0.9, max(high.max(), depth.max()) * 1.1, 100)
+        lv = report.levine
+        levine_ax.plot(span, np.exp(lv.a + lv.b * span), color=THRESHOLD_COLOUR, linewidth=1.5, gid="law:levine",
+                       label=f"ln d = {lv.a:.3f} + {lv.b:.4f}·L (rmse {lv.rmse:.3f})")
+    levine_ax.set_yscale("log")
+    levine_ax.set_xlabel("optimal depth L")
+    levine_ax.set_ylabel("optimal width d (log scale)")
+    levine_ax.set_title("Levine form ln d_opt = a + b·L", fontsize=11)
+    levine_ax.grid(True, which="both", alpha=0.3)
+    levine_ax.legend(fontsize=8)
+
+    power_ax.errorbar(size, depth, yerr=[depth - low, high - depth], linestyle="none", marker="D", color=BUDGET_COLOUR,
+                      capsize=3, label="group optima").lines[0].set_gid("optima:power")
+    if report.power is not None:
+        pw = report.power
+        span = np.geomspace(size.min() / 1.5, size.max() * 1.5, 100)
+        power_ax.plot(span, pw.depth_k * span**pw.depth_beta, color=THRESHOLD_COLOUR, linewidth=1.5, gid="law:power",
+                      label=f"L = {pw.depth_k:.3g}·N^{pw.depth_beta:.3f}; d = {pw.k:.3g}·N^{pw.alpha:.3f} (rmse {pw.rmse:.3f})")
+    power_ax.set_xscale("log")
+    power_ax.set_yscale("log")
+    power_ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+    power_ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _p: f"{v:g}" if f"{v:g}"[0] in "235" else ""))
+    power_ax.set_xlabel(f"size N ({report.group_by}, log scale)")
+    power_ax.set_ylabel("optimal depth L (log scale)")
+    power_ax.set_title("Power law L_opt = depth_k·N^beta", fontsize=11)
+    power_ax.grid(True, which="both", alpha=0.3)
+    power_ax.legend(fontsize=8)
+    better = f"; better fit: {report.better_form}" if report.better_form else ""
+    fig.suptitle(f"Your own depth/width rule from {report.source.file} ({len(report.groups)} groups{better})", fontsize=12)
     return fig

@@ -3,21 +3,124 @@ plus how the model compares with the plan for its own size."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .planner import empirical_optimum, min_depth
 from .theory import Bounds, bounds
 
 
 @dataclass(frozen=True)
-class ModelReport(Bounds):
+class ShapeRecord(Bounds):
+    """The shape record plus its block, counted by ``blocks`` (None where meaningless or unknown).
+
+    ``params`` stays the paper's 12·L·d²; ``params_real`` is the block's non-embedding total (every
+    expert), ``params_active`` what one token uses, ``params_embedding`` V·d (+ V·d untied);
+    ``flops_per_token`` is training FLOPs at a 2048-token context; ``kv_bytes_per_token`` the K and V
+    cache in 16-bit values; ``tp_sizes`` the valid tensor-parallel degrees (hardware.tp_sizes)."""
+
+    kv_heads: int | None
+    head_dim: int | None
+    ffn: int | None
+    gated: bool | None
+    experts: int | None
+    top_k: int | None
+    params_real: int | None
+    params_active: int | None
+    params_embedding: int | None
+    flops_per_token: int | None
+    kv_bytes_per_token: int | None
+    tp_sizes: tuple[int, ...] | None
+
+
+BLOCK_FIELDS = ("kv_heads", "head_dim", "ffn", "gated", "experts", "top_k", "params_real", "params_active",
+                "params_embedding", "flops_per_token", "kv_bytes_per_token", "tp_sizes")
+
+
+def block_fields(arch, heads: int, **known) -> tuple[dict, tuple[str, ...]]:
+    """The ShapeRecord fields of ``arch`` (a blocks.Architecture or None), and notes.
+
+    ``known`` gives what is known without counts (a config read whose layout is not countable)."""
+    from . import blocks
+
+    if arch is None:
+        return {name: known.get(name) for name in BLOCK_FIELDS}, ()
+    notes = []
+    whole_heads = arch.heads == heads  # False: H does not divide d and the attention is counted as d x d
+    if not whole_heads:
+        notes.append(f"width {arch.width} is not a multiple of {heads} heads: the head size is not whole; "
+                     "attention counted as the paper does (q, k, v, o of d x d), no tensor-parallel degrees")
+    kv_note = blocks.kv_cache_note(arch)
+    if kv_note:
+        notes.append(f"kv_bytes_per_token is null: {kv_note}")
+    fields = dict(
+        kv_heads=arch.kv_heads if whole_heads else heads, head_dim=arch.head_dim if whole_heads else None,
+        ffn=arch.ffn, gated=arch.gated, experts=arch.experts, top_k=arch.top_k,
+        params_real=blocks.params_nonembedding(arch), params_active=blocks.params_active(arch),
+        params_embedding=blocks.params_embedding(arch), flops_per_token=blocks.flops_per_token(arch),
+        kv_bytes_per_token=blocks.kv_bytes_per_token(arch), tp_sizes=_tp_sizes(arch) if whole_heads else None,
+    )
+    fields.update({k: v for k, v in known.items() if v is not None and fields.get(k) is None})
+    return fields, tuple(notes)
+
+
+def _tp_sizes(arch) -> tuple[int, ...] | None:
+    """hardware.tp_sizes, or None while the lead's hardware module lacks it."""
+    try:
+        from .hardware import tp_sizes
+    except ImportError:  # pragma: no cover - hardware.py is written beside this change
+        return None
+    return tuple(tp_sizes(arch))
+
+
+def shape_record(record: Bounds, arch=None) -> ShapeRecord:
+    """A theory.Bounds with the block of ``arch`` (default: the paper's vanilla block at its H)."""
+    from .blocks import vanilla
+
+    arch = vanilla(record.depth, record.width, record.heads) if arch is None else arch
+    fields, notes = block_fields(arch, record.heads)
+    return ShapeRecord(**{**record.__dict__, "notes": record.notes + notes}, **fields)
+
+
+def block_for(text: str, shape):
+    """The block a shape argument names: a catalogue model's own block (at its own heads), else vanilla."""
+    from .blocks import vanilla
+    from .catalog import find
+
+    model = find(text)
+    if model is not None and model.heads == shape.heads:
+        return model.architecture
+    return vanilla(shape.depth, shape.width, shape.heads)
+
+
+@lru_cache(maxsize=None)
+def _comparison_report():
+    """solver.Comparison with ShapeRecord sides (built on first use: only compare imports the solver)."""
+    from .solver import Comparison
+
+    @dataclass(frozen=True)
+    class ComparisonReport(Comparison):
+        """The compare record: both shape records with their blocks, the verdict and the widths."""
+
+        deep: ShapeRecord
+        shallow: ShapeRecord
+
+    return ComparisonReport
+
+
+def compare_with_blocks(comparison, deep_arch, shallow_arch):
+    """A solver.Comparison whose deep and shallow records carry their blocks."""
+    return _comparison_report()(**{**comparison.__dict__, "deep": shape_record(comparison.deep, deep_arch),
+                                   "shallow": shape_record(comparison.shallow, shallow_arch)})
+
+
+@dataclass(frozen=True)
+class ModelReport(ShapeRecord):
     """The models record: the shape record of a published architecture plus its catalogue data."""
 
     name: str
     display_name: str
     family: str
     year: int
-    kv_heads: int | None
-    ffn: int | None
     vocab: int | None
     published_params: float | None
     aspect_ratio: float
@@ -28,17 +131,13 @@ class ModelReport(Bounds):
 
 
 @dataclass(frozen=True)
-class ConfigReport(Bounds):
+class ConfigReport(ShapeRecord):
     """The inspect record: the shape record of a config.json plus its real structure."""
 
     source: str
     model_type: str | None
-    kv_heads: int
-    head_dim: int
-    ffn: int
-    gated_ffn: bool
+    decoder_depth: int
     vocab: int | None
-    params_real: int
     min_depth: int
     empirical_depth: float
     empirical_width: float
@@ -56,26 +155,36 @@ def size_notes(depth: int, width: int, size: int, vocab: int | None) -> tuple[tu
     if vocab is not None and width > vocab:
         notes.append(f"width {width} exceeds the vocabulary size {vocab}: the embedding rank caps what extra width adds "
                      "(vocabulary bottleneck, Wies et al. 2021)")
+    from .rules import shape_positions  # where the shape sits against each empirical rule (the Levine fit is above)
+    notes += shape_positions(depth, width, size, skip=("levine-fit",))
     return tuple(notes), lowest, emp_depth, emp_width
 
 
-def model_report(model) -> ModelReport:
-    """A catalogue Model with its regime, bounds and plan comparison (size by 12·L·d²)."""
-    record = bounds(model.depth, model.width, model.heads)
+def model_report(model, reading: str = "consistent") -> ModelReport:
+    """A catalogue Model with its block counts, regime, bounds and plan comparison (size by 12·L·d²).
+    ``reading``: Theorem 2's c2 reading (theory.C2_READINGS)."""
+    record = shape_record(bounds(model.depth, model.width, model.heads, reading), model.architecture)
     notes, lowest, emp_depth, emp_width = size_notes(model.depth, model.width, record.params, model.vocab)
     return ModelReport(**{**record.__dict__, "notes": record.notes + notes}, name=model.name, display_name=model.display_name,
-                       family=model.family, year=model.year, kv_heads=model.kv_heads, ffn=model.ffn, vocab=model.vocab,
-                       published_params=model.params, aspect_ratio=model.width / model.depth, min_depth=lowest,
-                       empirical_depth=emp_depth, empirical_width=emp_width, source=model.source)
+                       family=model.family, year=model.year, vocab=model.vocab, published_params=model.params,
+                       aspect_ratio=model.width / model.depth, min_depth=lowest, empirical_depth=emp_depth,
+                       empirical_width=emp_width, source=model.source)
 
 
-def config_report(config) -> ConfigReport:
-    """A hfconfig.ConfigModel with its regime, bounds and plan comparison (size by its real count)."""
+def config_report(config, reading: str = "consistent") -> ConfigReport:
+    """A hfconfig.ConfigModel with its block counts, regime, bounds and plan comparison (size by its real count).
+    ``reading``: Theorem 2's c2 reading (theory.C2_READINGS)."""
     shape = config.shape
-    record = bounds(shape.depth, shape.width, shape.heads)
-    notes, lowest, emp_depth, emp_width = size_notes(config.depth, config.width, config.params_real, config.vocab)
-    return ConfigReport(**{**record.__dict__, "notes": record.notes + config.notes + notes}, source=config.source,
-                        model_type=config.model_type, kv_heads=config.kv_heads, head_dim=config.head_dim, ffn=config.ffn,
-                        gated_ffn=config.gated_ffn, vocab=config.vocab, params_real=config.params_real, min_depth=lowest,
+    record = bounds(shape.depth, shape.width, shape.heads, reading)
+    known = dict(kv_heads=config.kv_heads, head_dim=config.head_dim, ffn=config.ffn, gated=config.gated,
+                 experts=config.experts, top_k=config.top_k)
+    fields, block_notes = block_fields(config.architecture, shape.heads, **known)
+    size = config.params_real if config.params_real is not None else config.params_convention
+    notes, lowest, emp_depth, emp_width = size_notes(config.depth, config.width, size, config.vocab)
+    if config.params_real is None:
+        notes = ("its size for the plan comparison is 12·L·d² (the real count is unavailable)",) + notes
+    return ConfigReport(**{**record.__dict__, "notes": record.notes + config.notes + block_notes + notes}, **fields,
+                        source=config.source, model_type=config.model_type, decoder_depth=config.decoder_depth,
+                        vocab=config.vocab, min_depth=lowest,
                         empirical_depth=emp_depth, empirical_width=emp_width,
                         vocab_bottleneck=config.vocab is not None and config.width > config.vocab)

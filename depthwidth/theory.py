@@ -129,7 +129,9 @@ def bound_notes(depth: int, theorem: int | None, raw_lower: float, raw_upper: fl
         return (f"d = 3^{depth} exactly: neither Theorem 1 (3^L < d) nor Theorem 2 (3^L > d) applies, so no bounds",)
     notes = []
     if raw_lower <= 0:
-        notes.append(f"Theorem {theorem} lower bound formula gives {raw_lower:.3f} <= 0: vacuous (only sep >= 1), reported as 0")
+        notes.append(f"Theorem {theorem} lower bound formula gives {raw_lower:.3f} <= 0: vacuous (only sep >= 1), reported as 0"
+                     + ("; the paper's aside that log3(d - H) + a > 0 throughout this regime fails when H is close to d"
+                        if theorem == 1 else ""))
     if raw_upper < max(raw_lower, 0.0):
         notes.append(f"Theorem {theorem} upper bound formula gives {raw_upper:.3f}, below the lower bound: "
                      "no information here (a guard: with the consistent reading of c2 this is not expected; "

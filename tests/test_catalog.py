@@ -54,6 +54,8 @@ def test_every_row_is_valid(model):
     assert isinstance(model.gated_ffn, bool) and (model.ffn is not None or not model.gated_ffn)
     assert model.params is None or (isinstance(model.params, float) and model.params > 0)
     assert 2017 <= model.year <= 2030
+    assert model.tied in (True, False, None) and isinstance(model.encoder_only, bool)
+    assert model.decoder_depth == (model.depth if model.family == "T5" else 0)
     assert model.shape == Shape(model.depth, model.width, model.heads)
     assert model.aspect == model.width / model.depth
 
@@ -74,6 +76,43 @@ def _structural_params(model: Model) -> float:
 def test_published_params_agree_with_the_structure(model):
     # 10%: Gopher and Chinchilla carry a d² relative-position projection per layer (+8%).
     assert _structural_params(model) == pytest.approx(model.params, rel=0.10)
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.name)
+def test_block_description_counts_by_the_convention(model):
+    from depthwidth.blocks import kv_bytes_per_token, params_active, params_embedding, params_nonembedding
+
+    arch = model.architecture
+    head_dim = model.head_dim or model.width / model.heads  # GPT-3 XL: 2048/24, attention spans the width
+    kv_heads = model.kv_heads or model.heads
+    attention = 2 * model.width * head_dim * (model.heads + kv_heads)
+    feed_forward = (3 if model.gated_ffn else 2) * model.width * (model.ffn or 4 * model.width)
+    expected = model.depth * (attention + feed_forward) + model.decoder_depth * (2 * attention + feed_forward)
+    assert params_nonembedding(arch) == params_active(arch) == expected
+    if model.vocab is None or model.tied is None:
+        assert params_embedding(arch) is None
+    else:
+        assert params_embedding(arch) == model.vocab * model.width * (1 if model.tied else 2)
+    kv = kv_bytes_per_token(arch)
+    assert (kv is None) == model.encoder_only
+    assert kv is None or kv == 2 * (model.decoder_depth or model.depth) * kv_heads * head_dim * 2
+
+
+def test_pinned_blocks():
+    from depthwidth.blocks import params_embedding, params_nonembedding
+
+    assert params_nonembedding(lookup("llama-7b").architecture) == 6_476_005_376
+    assert params_embedding(lookup("llama3-8b").architecture) == 2 * 128256 * 4096  # untied
+    assert params_nonembedding(lookup("palm-540b").architecture) == 118 * (
+        18432 * 48 * 256 * 2 + 2 * 18432 * 256 + 3 * 18432 * 73728)  # MQA, head size 256
+    assert lookup("bert-base").encoder_only and not lookup("gpt2-small").encoder_only
+    assert lookup("gopher-280b").tied is None
+
+
+def test_find_is_lookup_without_errors():
+    from depthwidth.catalog import find
+
+    assert find("LLaMA-7B") is lookup("llama-7b") and find("12x768") is None and find(None) is None
 
 
 def test_names_and_aliases_are_unique_and_lowercase():

@@ -102,8 +102,8 @@ def test_plan_json_matches_reference_card():
     assert record["empirical_depth"] == pytest.approx(40.23, abs=0.01)
     assert record["empirical_width"] == pytest.approx(1439, abs=1)
     assert record["candidates"][0]["depth"] == 8
-    assert {"depth", "width", "heads", "params", "threshold_depth", "regime", "log3_sep_lower", "log3_sep_upper",
-            "lower_vacuous", "notes", "aspect_ratio"} <= set(record["candidates"][0])
+    assert {"depth", "width", "heads", "params_actual", "params_deviation", "threshold_depth", "regime", "log3_sep_lower",
+            "log3_sep_upper", "lower_vacuous", "notes", "aspect_ratio", "tp_sizes", "kv_heads", "ffn"} <= set(record["candidates"][0])
     assert max(c["depth"] for c in record["candidates"]) > record["empirical_depth"]
 
 
@@ -184,7 +184,8 @@ def test_compare_json_matches_reference_card():
     assert (deep["depth"], deep["width"], deep["heads"]) == (12, 768, 12)
     assert deep["regime"] == "depth-inefficient"
     assert deep["log3_sep_lower"] == pytest.approx(1681.565, abs=5e-4)
-    assert deep["log3_sep_upper"] == pytest.approx(9053.928, abs=5e-4)
+    assert deep["log3_sep_upper"] == pytest.approx(11206.654, abs=5e-4)  # consistent c2 reading (card)
+    assert deep["c2_reading"] == record["c2_reading"] == "consistent"
     assert (shallow["depth"], shallow["width"], shallow["heads"]) == (6, 1086, 17)
     assert shallow["regime"] == "depth-efficient"
     assert shallow["log3_sep_lower"] == pytest.approx(139.119, abs=5e-4)
@@ -202,7 +203,7 @@ def test_compare_json_matches_reference_card():
 def test_compare_table_and_field():
     table = run(["compare", "--deep", "12x768", "--shallow", "6x1086"])
     assert table.code == 0
-    for text in ("12x768x12", "6x1086x17", "1,681.565", "9,053.928", "139.119", "2,321.208", "no-provable-separation",
+    for text in ("12x768x12", "6x1086x17", "1,681.565", "11,206.654", "139.119", "2,321.208", "no-provable-separation",
                  "sits below the threshold"):
         assert text in table.stdout, text
     assert "warning" not in table.stdout and "not divisible by 17 heads" in table.stderr
@@ -220,7 +221,9 @@ def test_compare_jsonl_is_one_line_and_csv_one_row():
     assert line["shallow"]["log3_sep_lower"] == pytest.approx(133.010, abs=5e-4)
     [row] = parse_csv(run([*args, "--format", "csv"]))
     assert row["deep_regime"] == "depth-inefficient" and row["shallow_regime"] == "depth-efficient"
-    assert float(row["deep_log3_sep_upper"]) == pytest.approx(36117.861, abs=5e-4)
+    assert float(row["deep_log3_sep_upper"]) == pytest.approx(38988.163, abs=5e-4)
+    [literal] = parse_csv(run([*args, "--format", "csv", "--c2-reading", "Literal"]))
+    assert float(literal["deep_log3_sep_upper"]) == pytest.approx(36117.861, abs=5e-4) and literal["c2_reading"] == "literal"
 
 
 # ---- bounds --------------------------------------------------------------------------------------
@@ -242,15 +245,29 @@ def test_bounds_json_contract_and_values():
     assert all(keys <= set(r) for r in records)
     assert records[1]["log3_sep_lower"] == pytest.approx(133.010, abs=5e-4)
     assert records[1]["log3_sep_upper"] == pytest.approx(2293.986, abs=5e-4)
-    assert records[2]["log3_sep_upper"] == pytest.approx(36117.861, abs=5e-4)
+    assert records[2]["log3_sep_upper"] == pytest.approx(38988.163, abs=5e-4)
+    literal = parse_json(run(["bounds", "12x768", "24x1024x16", "--format", "json", "--c2-reading", "literal"]))
+    assert [round(r["log3_sep_upper"], 3) for r in literal] == [9053.928, 36117.861]
+    assert {r["c2_reading"] for r in literal} == {"literal"}
     threshold = records[3]
     assert threshold["regime"] == "threshold"
     assert threshold["log3_sep_lower"] is None and threshold["log3_sep_upper"] is None and threshold["notes"]
 
 
 def test_bounds_negative_upper_is_null_with_a_note():
-    [record] = parse_json(run(["bounds", "6x704", "--format", "json"]))
-    assert record["log3_sep_upper"] is None and record["notes"]
+    """Only the literal reading of c2 gives 6x704 a negative upper bound (null, with a note)."""
+    [record] = parse_json(run(["bounds", "6x704", "--format", "json", "--c2-reading", "literal"]))
+    assert record["log3_sep_upper"] is None and any("unavailable" in n for n in record["notes"])
+    [consistent] = parse_json(run(["bounds", "6x704", "--format", "json"]))
+    assert consistent["log3_sep_upper"] > 0 and consistent["lower_vacuous"] is True
+
+
+def test_compare_no_false_verdict_for_a_tiny_deep_network():
+    args = ["compare", "--deep", "10x4827x16", "--shallow", "10x53600x16", "--field", "verdict"]
+    assert run(args).stdout == "no-provable-separation\n"
+    assert run([*args, "--c2-reading", "literal"]).stdout == "deep-more-expressive\n"
+    bad = run([*args, "--c2-reading", "loose"])
+    assert bad.code == 2 and "--c2-reading" in bad.stderr and bad.stdout == ""
 
 
 def test_bounds_heads_option_and_catalogue_name():
@@ -301,9 +318,10 @@ def test_equiv_json_matches_reference_card():
     records = parse_json(run(["equiv", "--deep", "6x1000x16", "--depth", "2,3", "--format", "json"]))
     assert [r["shallow_depth"] for r in records] == [2, 3]
     at2, at3 = records
-    assert at2["replicate_width"] is None
+    assert at2["replicate_width"] == 7336209056879055  # exact: below 2^53 (tests/test_solver.py checks it in integers)
     assert at2["replicate_log10_width"] == pytest.approx(15.8655, abs=1e-3)
     assert at3["replicate_width"] == 76137
+    assert at3["replicate_basis"] == "Corollary 1" and at3["surpass_basis"] == "from the bounds" and at3["beta1"] is None
     for record in records:
         assert {"replicate_log10_width", "surpass_width", "surpass_log10_width"} <= set(record)
 
@@ -318,11 +336,11 @@ def test_equiv_formats_range_and_stdin():
     assert len(parse_jsonl(run([*args, "--format", "jsonl"]))) == 3
     rows = parse_csv(run([*args, "--format", "csv"]))
     assert [r["shallow_depth"] for r in rows] == ["1", "2", "3"] and rows[2]["replicate_width"] == "76137"
-    assert rows[1]["replicate_width"] == ""  # null integer width: empty cell, log10 column present
-    assert float(rows[1]["replicate_log10_width"]) == pytest.approx(15.8655, abs=1e-3)
+    assert rows[0]["replicate_width"] == ""  # null integer width (10^63): empty cell, log10 column present
+    assert float(rows[0]["replicate_log10_width"]) == pytest.approx(63.4619, abs=1e-3)
     assert run([*args, "--field", "replicate_width"]).stdout.splitlines()[2] == "76137"
     table = run(args)
-    assert "76,137" in table.stdout and "10^15.865" in table.stdout
+    assert "76,137" in table.stdout and "7,336,209,056,879,055" in table.stdout and "10^63.462" in table.stdout
     from_stdin = parse_json(run(["equiv", "--deep", "-", "--depth", "2", "--format", "json"], input="6x1000x16\n12x768\n"))
     assert [r["deep"] for r in from_stdin] == ["6x1000x16", "12x768x12"]
 

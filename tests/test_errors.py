@@ -167,7 +167,7 @@ COMMANDS = [["plan", "--params", "1e9"], ["compare", "--deep", "12x768", "--shal
 
 
 @pytest.mark.parametrize("args", COMMANDS, ids=lambda a: " ".join(a[:2]))
-@pytest.mark.parametrize("fmt", ["xml", "JSON", "", "tables", "json,csv"])
+@pytest.mark.parametrize("fmt", ["xml", "", "tables", "json,csv", "jsn"])  # JSON, CSV: accepted (case-insensitive, issue 16)
 def test_unknown_format(args, fmt):
     assert_bad_input(run([*args, "--format", fmt]), f"'{fmt}'")
 
@@ -331,14 +331,23 @@ def test_plan_1e30_is_finite():
     assert record["candidates"] and record["empirical_depth"] > 0
 
 
-@pytest.mark.parametrize("budget", ["100", "1e3", "1e30", "1e50"])
+@pytest.mark.parametrize("budget", ["100", "1e3", "1e30", "3.8e32"])
 def test_plan_extreme_budgets(budget):
     [record] = finite_records(["plan", "--params", budget])
     assert record["width"] >= 2 and 1 <= record["heads"] < record["width"]
+    assert record["width"] <= 10**15 and record["params_actual"] < 2**53 * 10**18  # exact integers, never floats
+
+
+@pytest.mark.parametrize("args", [["--params", "3.9e32"], ["--params", "1e50"], ["--flops", "1e100"]])
+def test_plan_budgets_past_the_width_range_are_refused(args):
+    """12·32·(10^15)² = 3.84e32: past it the minimal-depth width passes 10^15 (JSON integers past 2^53)."""
+    assert 12 * 32 * 10**30 < 3.9e32 and 3 ** 31 < 10**15 < 3 ** 32
+    message = assert_bad_input(run(["plan", *args]), "too large to plan")
+    assert "10^15" in message
 
 
 def test_plan_extreme_flops_and_tokens():
-    finite_records(["plan", "--flops", "1e100"])
+    finite_records(["plan", "--flops", "1e60"])
     finite_records(["plan", "--tokens", "2000"])
 
 

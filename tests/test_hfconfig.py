@@ -35,7 +35,7 @@ def test_llama_7b_is_pinned():
     model = load("llama-7b.json")
     assert model.params_real == 6_476_005_376 == 32 * (4 * 4096**2 + 3 * 4096 * 11008)
     assert (model.depth, model.width, model.heads, model.kv_heads, model.head_dim) == (32, 4096, 32, 32, 128)
-    assert model.ffn == 11008 and model.gated_ffn and model.vocab == 32000 and model.model_type == "llama"
+    assert model.ffn == 11008 and model.gated and model.vocab == 32000 and model.model_type == "llama"
     assert model.params_convention == 12 * 32 * 4096**2
     assert model.shape == Shape(32, 4096, 32) == lookup("llama-7b").shape
 
@@ -44,13 +44,13 @@ def test_bert_base():
     model = load("bert-base.json")
     assert model.params_real == 12 * plain_layer(768, 3072) == 84_934_656
     assert model.params_real == model.params_convention  # a 4x MLP is exactly the 12·L·d² convention
-    assert not model.gated_ffn and model.ffn == 3072 and model.vocab == 30522
+    assert not model.gated and model.ffn == 3072 and model.vocab == 30522
     assert model.shape == lookup("bert-base").shape
 
 
 def test_gpt2_null_n_inner_means_four_times_width():
     model = load("gpt2.json")
-    assert model.ffn == 4 * 768 and not model.gated_ffn
+    assert model.ffn == 4 * 768 and not model.gated
     assert model.params_real == 12 * plain_layer(768, 3072) == 84_934_656
     assert any("4·width" in note for note in model.notes)
     assert model.shape == lookup("gpt2").shape
@@ -63,7 +63,7 @@ def test_t5_base_counts_encoder_and_decoder():
     encoder = 12 * (attention + 2 * d * ffn)
     decoder = 12 * (2 * attention + 2 * d * ffn)  # self- and cross-attention
     assert model.params_real == encoder + decoder == 198_180_864
-    assert model.depth == 12 and model.head_dim == 64 and not model.gated_ffn and model.vocab == 32128
+    assert model.depth == 12 and model.head_dim == 64 and not model.gated and model.vocab == 32128
     assert model.params_convention == 12 * 12 * 768**2
     assert any("encoder" in note and "decoder" in note for note in model.notes)
     assert model.shape == lookup("t5-base").shape
@@ -73,7 +73,7 @@ def test_mistral_7b_grouped_query_attention():
     model = load("mistral-7b.json")
     d, head_dim = 4096, 128
     attention = 2 * d * 32 * head_dim + 2 * d * 8 * head_dim
-    assert model.kv_heads == 8 and model.gated_ffn and model.ffn == 14336
+    assert model.kv_heads == 8 and model.gated and model.ffn == 14336
     assert model.params_real == 32 * (attention + 3 * d * 14336) == 6_979_321_856
 
 
@@ -82,7 +82,7 @@ def test_t5_v1_1_gated_and_wide_attention():
            "d_ff": 16384, "feed_forward_proj": "gated-gelu"}  # T5-3B sizes, gated as in v1.1
     model = inspect_config(cfg, "t5-3b-gated")
     attention = 4 * 1024 * 32 * 128
-    assert model.gated_ffn and model.head_dim == 128
+    assert model.gated and model.head_dim == 128
     assert model.params_real == 24 * (attention + 3 * 1024 * 16384) + 24 * (2 * attention + 3 * 1024 * 16384)
 
 
@@ -90,7 +90,7 @@ def test_explicit_head_dim_and_silu_activation():
     cfg = {"model_type": "custom", "hidden_act": "silu", "hidden_size": 3072, "intermediate_size": 24576,
            "num_attention_heads": 16, "num_key_value_heads": 16, "head_dim": 256, "num_hidden_layers": 28}
     model = inspect_config(cfg, "gemma-like")
-    assert model.gated_ffn and model.head_dim == 256
+    assert model.gated and model.head_dim == 256
     assert model.params_real == 28 * (4 * 3072 * 16 * 256 + 3 * 3072 * 24576)
 
 
@@ -175,9 +175,9 @@ def test_tokenizer_config_names_every_missing_key():
     message = raises_input_error(
         lambda: load("not-a-config.json"),
         "missing keys",
-        "depth (one of num_hidden_layers, n_layer, num_layers)",
-        "width (one of hidden_size, n_embd, d_model)",
-        "heads (one of num_attention_heads, n_head, num_heads)",
+        "depth (one of num_hidden_layers, n_layer, num_layers",
+        "width (one of hidden_size, n_embd, d_model",
+        "heads (one of num_attention_heads, n_head, num_heads",
         "expected a Hugging Face config.json",
     )
     assert "not-a-config.json" in message
@@ -251,3 +251,250 @@ def test_any_bytes_give_a_dict_or_an_input_error(data):
         assert isinstance(read_config_bytes(data, "fuzz"), dict)
     except InputError:
         pass
+
+
+# --- real config.json files, counted by an independent formula ---------------------------------
+# Key names and values as in the public config.json of each model (Hugging Face Hub). The expected
+# counts are written here from the counting convention, never taken from depthwidth.
+
+
+def attn(d, heads, kv, hd):
+    """q and o: d·H·h each; k and v: d·G·h each."""
+    return 2 * d * heads * hd + 2 * d * kv * hd
+
+
+def mlp(d, f, gated=False):
+    return (3 if gated else 2) * d * f
+
+
+def mla(d, heads, q_rank, kv_rank, nope, rope, v):
+    q = d * q_rank + q_rank * heads * (nope + rope) if q_rank else d * heads * (nope + rope)
+    return q + d * (kv_rank + rope) + kv_rank * heads * (nope + v) + heads * v * d
+
+
+REAL = [  # (name, config, total non-embedding, active or None for "same as total")
+    ("bert-base-uncased", {"architectures": ["BertForMaskedLM"], "model_type": "bert", "hidden_size": 768, "num_hidden_layers": 12,
+     "num_attention_heads": 12, "intermediate_size": 3072, "hidden_act": "gelu", "type_vocab_size": 2, "vocab_size": 30522},
+     12 * (attn(768, 12, 12, 64) + mlp(768, 3072)), None),
+    ("bert-large-uncased", {"model_type": "bert", "hidden_size": 1024, "num_hidden_layers": 24, "num_attention_heads": 16,
+     "intermediate_size": 4096, "type_vocab_size": 2, "vocab_size": 30522}, 24 * (4 * 1024**2 + mlp(1024, 4096)), None),
+    ("roberta-base", {"model_type": "roberta", "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
+     "intermediate_size": 3072, "type_vocab_size": 1, "vocab_size": 50265}, 12 * (4 * 768**2 + mlp(768, 3072)), None),
+    ("distilbert-base-uncased", {"model_type": "distilbert", "dim": 768, "n_layers": 6, "n_heads": 12, "hidden_dim": 3072,
+     "vocab_size": 30522}, 6 * (4 * 768**2 + mlp(768, 3072)), None),
+    ("albert-base-v2", {"model_type": "albert", "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
+     "intermediate_size": 3072, "embedding_size": 128, "num_hidden_groups": 1, "inner_group_num": 1, "vocab_size": 30000},
+     4 * 768**2 + mlp(768, 3072), None),
+    ("albert-xxlarge-v2", {"model_type": "albert", "hidden_size": 4096, "num_hidden_layers": 12, "num_attention_heads": 64,
+     "intermediate_size": 16384, "embedding_size": 128, "num_hidden_groups": 1, "inner_group_num": 1, "vocab_size": 30000},
+     4 * 4096**2 + mlp(4096, 16384), None),
+    ("gpt2-medium", {"model_type": "gpt2", "n_embd": 1024, "n_layer": 24, "n_head": 16, "n_inner": None, "vocab_size": 50257},
+     24 * 12 * 1024**2, None),
+    ("gpt2-xl", {"model_type": "gpt2", "n_embd": 1600, "n_layer": 48, "n_head": 25, "n_inner": None, "vocab_size": 50257},
+     48 * 12 * 1600**2, None),
+    ("gpt-neo-1.3B", {"model_type": "gpt_neo", "hidden_size": 2048, "num_layers": 24, "num_heads": 16, "intermediate_size": None,
+     "attention_types": [[["global", "local"], 12]], "vocab_size": 50257}, 24 * 12 * 2048**2, None),
+    ("gpt-j-6b", {"model_type": "gptj", "n_embd": 4096, "n_layer": 28, "n_head": 16, "n_inner": None, "rotary_dim": 64,
+     "vocab_size": 50400, "tie_word_embeddings": False}, 28 * 12 * 4096**2, None),
+    ("gpt-neox-20b", {"model_type": "gpt_neox", "hidden_size": 6144, "num_hidden_layers": 44, "num_attention_heads": 64,
+     "intermediate_size": 24576, "hidden_act": "gelu_fast", "vocab_size": 50432, "tie_word_embeddings": False},
+     44 * (4 * 6144**2 + mlp(6144, 24576)), None),
+    ("pythia-1b", {"model_type": "gpt_neox", "hidden_size": 2048, "num_hidden_layers": 16, "num_attention_heads": 8,
+     "intermediate_size": 8192, "hidden_act": "gelu", "vocab_size": 50304}, 16 * (4 * 2048**2 + mlp(2048, 8192)), None),
+    ("bloom-560m", {"model_type": "bloom", "hidden_size": 1024, "n_layer": 24, "n_head": 16, "vocab_size": 250880},
+     24 * 12 * 1024**2, None),
+    ("opt-1.3b", {"model_type": "opt", "hidden_size": 2048, "ffn_dim": 8192, "num_hidden_layers": 24, "num_attention_heads": 32,
+     "word_embed_proj_dim": 2048, "vocab_size": 50272}, 24 * (4 * 2048**2 + mlp(2048, 8192)), None),
+    ("opt-350m", {"model_type": "opt", "hidden_size": 1024, "ffn_dim": 4096, "num_hidden_layers": 24, "num_attention_heads": 16,
+     "word_embed_proj_dim": 512, "vocab_size": 50272}, 24 * (4 * 1024**2 + mlp(1024, 4096)), None),
+    ("falcon-7b", {"model_type": "falcon", "hidden_size": 4544, "num_hidden_layers": 32, "num_attention_heads": 71,
+     "multi_query": True, "new_decoder_architecture": False, "parallel_attn": True, "bias": False, "vocab_size": 65024},
+     32 * (4544 * 4544 + 2 * 4544 * 64 + 4544 * 4544 + 2 * 4544 * 18176), None),
+    ("falcon-40b", {"model_type": "falcon", "hidden_size": 8192, "num_hidden_layers": 60, "num_attention_heads": 128,
+     "num_kv_heads": 8, "multi_query": True, "new_decoder_architecture": True, "parallel_attn": True, "vocab_size": 65024},
+     60 * (attn(8192, 128, 8, 64) + mlp(8192, 32768)), None),
+    ("falcon-40b (RefinedWeb keys)", {"model_type": "RefinedWeb", "hidden_size": 8192, "n_layer": 60, "n_head": 128,
+     "n_head_kv": 8, "new_decoder_architecture": True, "vocab_size": 65024}, 60 * (attn(8192, 128, 8, 64) + mlp(8192, 32768)), None),
+    ("starcoder", {"model_type": "gpt_bigcode", "n_embd": 6144, "n_layer": 40, "n_head": 48, "n_inner": 24576,
+     "multi_query": True, "vocab_size": 49152}, 40 * (attn(6144, 48, 1, 128) + mlp(6144, 24576)), None),
+    ("mpt-7b", {"model_type": "mpt", "d_model": 4096, "n_heads": 32, "n_layers": 32, "expansion_ratio": 4,
+     "attn_config": {"attn_type": "multihead_attention", "alibi": True}, "vocab_size": 50432}, 32 * 12 * 4096**2, None),
+    ("Llama-2-13b", {"model_type": "llama", "hidden_size": 5120, "intermediate_size": 13824, "num_attention_heads": 40,
+     "num_hidden_layers": 40, "num_key_value_heads": 40, "hidden_act": "silu", "vocab_size": 32000},
+     40 * (4 * 5120**2 + mlp(5120, 13824, True)), None),
+    ("Llama-2-70b", {"model_type": "llama", "hidden_size": 8192, "intermediate_size": 28672, "num_attention_heads": 64,
+     "num_hidden_layers": 80, "num_key_value_heads": 8, "vocab_size": 32000}, 80 * (attn(8192, 64, 8, 128) + mlp(8192, 28672, True)), None),
+    ("Meta-Llama-3-8B", {"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32,
+     "num_hidden_layers": 32, "num_key_value_heads": 8, "vocab_size": 128256, "tie_word_embeddings": False},
+     32 * (attn(4096, 32, 8, 128) + mlp(4096, 14336, True)), None),
+    ("Llama-3.2-1B", {"model_type": "llama", "hidden_size": 2048, "intermediate_size": 8192, "num_attention_heads": 32,
+     "num_hidden_layers": 16, "num_key_value_heads": 8, "head_dim": 64, "vocab_size": 128256, "tie_word_embeddings": True},
+     16 * (attn(2048, 32, 8, 64) + mlp(2048, 8192, True)), None),
+    ("Mixtral-8x7B", {"model_type": "mixtral", "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32,
+     "num_hidden_layers": 32, "num_key_value_heads": 8, "num_local_experts": 8, "num_experts_per_tok": 2, "vocab_size": 32000},
+     46_440_382_464, 12_617_515_008),
+    ("Mixtral-8x22B", {"model_type": "mixtral", "hidden_size": 6144, "intermediate_size": 16384, "num_attention_heads": 48,
+     "num_hidden_layers": 56, "num_key_value_heads": 8, "num_local_experts": 8, "num_experts_per_tok": 2, "vocab_size": 32768},
+     56 * (attn(6144, 48, 8, 128) + 8 * mlp(6144, 16384, True) + 6144 * 8),
+     56 * (attn(6144, 48, 8, 128) + 2 * mlp(6144, 16384, True) + 6144 * 8)),
+    ("Qwen2-7B", {"model_type": "qwen2", "hidden_size": 3584, "intermediate_size": 18944, "num_attention_heads": 28,
+     "num_hidden_layers": 28, "num_key_value_heads": 4, "vocab_size": 152064, "tie_word_embeddings": False},
+     28 * (attn(3584, 28, 4, 128) + mlp(3584, 18944, True)), None),
+    ("Qwen2-0.5B", {"model_type": "qwen2", "hidden_size": 896, "intermediate_size": 4864, "num_attention_heads": 14,
+     "num_hidden_layers": 24, "num_key_value_heads": 2, "vocab_size": 151936, "tie_word_embeddings": True},
+     24 * (attn(896, 14, 2, 64) + mlp(896, 4864, True)), None),
+    ("Qwen1.5-MoE-A2.7B", {"model_type": "qwen2_moe", "hidden_size": 2048, "intermediate_size": 5632, "num_attention_heads": 16,
+     "num_hidden_layers": 24, "num_key_value_heads": 16, "moe_intermediate_size": 1408, "shared_expert_intermediate_size": 5632,
+     "num_experts": 60, "num_experts_per_tok": 4, "decoder_sparse_step": 1, "mlp_only_layers": [], "vocab_size": 151936},
+     24 * (4 * 2048**2 + 60 * mlp(2048, 1408, True) + mlp(2048, 5632, True) + 2048 * 60 + 2048),
+     24 * (4 * 2048**2 + 4 * mlp(2048, 1408, True) + mlp(2048, 5632, True) + 2048 * 60 + 2048)),
+    ("Qwen3-30B-A3B", {"model_type": "qwen3_moe", "hidden_size": 2048, "intermediate_size": 6144, "num_attention_heads": 32,
+     "num_hidden_layers": 48, "num_key_value_heads": 4, "head_dim": 128, "moe_intermediate_size": 768, "num_experts": 128,
+     "num_experts_per_tok": 8, "decoder_sparse_step": 1, "mlp_only_layers": [], "vocab_size": 151936},
+     48 * (attn(2048, 32, 4, 128) + 128 * mlp(2048, 768, True) + 2048 * 128),
+     48 * (attn(2048, 32, 4, 128) + 8 * mlp(2048, 768, True) + 2048 * 128)),
+    ("Qwen-MoE with mlp_only_layers", {"model_type": "qwen3_moe", "hidden_size": 256, "intermediate_size": 1024,
+     "num_attention_heads": 4, "num_hidden_layers": 6, "num_key_value_heads": 2, "moe_intermediate_size": 128, "num_experts": 8,
+     "num_experts_per_tok": 2, "decoder_sparse_step": 2, "mlp_only_layers": [5]},  # sparse: layers 1 and 3
+     6 * attn(256, 4, 2, 64) + 4 * mlp(256, 1024, True) + 2 * (8 * mlp(256, 128, True) + 256 * 8),
+     6 * attn(256, 4, 2, 64) + 4 * mlp(256, 1024, True) + 2 * (2 * mlp(256, 128, True) + 256 * 8)),
+    ("OLMoE-1B-7B-0924", {"model_type": "olmoe", "hidden_size": 2048, "intermediate_size": 1024, "num_attention_heads": 16,
+     "num_hidden_layers": 16, "num_key_value_heads": 16, "num_experts": 64, "num_experts_per_tok": 8, "vocab_size": 50304},
+     16 * (4 * 2048**2 + 64 * mlp(2048, 1024, True) + 2048 * 64), 16 * (4 * 2048**2 + 8 * mlp(2048, 1024, True) + 2048 * 64)),
+    ("Phi-3.5-MoE", {"model_type": "phimoe", "hidden_size": 4096, "intermediate_size": 6400, "num_attention_heads": 32,
+     "num_hidden_layers": 32, "num_key_value_heads": 8, "num_local_experts": 16, "num_experts_per_tok": 2, "vocab_size": 32064},
+     32 * (attn(4096, 32, 8, 128) + 16 * mlp(4096, 6400, True) + 4096 * 16),
+     32 * (attn(4096, 32, 8, 128) + 2 * mlp(4096, 6400, True) + 4096 * 16)),
+    ("DeepSeek-V3", {"model_type": "deepseek_v3", "hidden_size": 7168, "intermediate_size": 18432, "moe_intermediate_size": 2048,
+     "num_hidden_layers": 61, "num_attention_heads": 128, "num_key_value_heads": 128, "n_shared_experts": 1,
+     "n_routed_experts": 256, "num_experts_per_tok": 8, "first_k_dense_replace": 3, "moe_layer_freq": 1, "q_lora_rank": 1536,
+     "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128, "num_nextn_predict_layers": 1,
+     "vocab_size": 129280, "tie_word_embeddings": False},
+     61 * mla(7168, 128, 1536, 512, 128, 64, 128) + 3 * mlp(7168, 18432, True) + 58 * (257 * mlp(7168, 2048, True) + 7168 * 256),
+     61 * mla(7168, 128, 1536, 512, 128, 64, 128) + 3 * mlp(7168, 18432, True) + 58 * (9 * mlp(7168, 2048, True) + 7168 * 256)),
+    ("DeepSeek-V2-Lite", {"model_type": "deepseek_v2", "hidden_size": 2048, "intermediate_size": 10944,
+     "moe_intermediate_size": 1408, "num_hidden_layers": 27, "num_attention_heads": 16, "num_key_value_heads": 16,
+     "n_shared_experts": 2, "n_routed_experts": 64, "num_experts_per_tok": 6, "first_k_dense_replace": 1, "moe_layer_freq": 1,
+     "q_lora_rank": None, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+     "vocab_size": 102400},
+     27 * mla(2048, 16, None, 512, 128, 64, 128) + mlp(2048, 10944, True) + 26 * (66 * mlp(2048, 1408, True) + 2048 * 64),
+     27 * mla(2048, 16, None, 512, 128, 64, 128) + mlp(2048, 10944, True) + 26 * (8 * mlp(2048, 1408, True) + 2048 * 64)),
+    ("DeepSeek-V2", {"model_type": "deepseek_v2", "hidden_size": 5120, "intermediate_size": 12288, "moe_intermediate_size": 1536,
+     "num_hidden_layers": 60, "num_attention_heads": 128, "num_key_value_heads": 128, "n_shared_experts": 2,
+     "n_routed_experts": 160, "num_experts_per_tok": 6, "first_k_dense_replace": 1, "moe_layer_freq": 1, "q_lora_rank": 1536,
+     "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128, "vocab_size": 102400},
+     60 * mla(5120, 128, 1536, 512, 128, 64, 128) + mlp(5120, 12288, True) + 59 * (162 * mlp(5120, 1536, True) + 5120 * 160),
+     60 * mla(5120, 128, 1536, 512, 128, 64, 128) + mlp(5120, 12288, True) + 59 * (8 * mlp(5120, 1536, True) + 5120 * 160)),
+    ("gemma-2b", {"model_type": "gemma", "hidden_size": 2048, "intermediate_size": 16384, "num_attention_heads": 8,
+     "num_hidden_layers": 18, "num_key_value_heads": 1, "head_dim": 256, "hidden_act": "gelu", "vocab_size": 256000},
+     18 * (attn(2048, 8, 1, 256) + mlp(2048, 16384, True)), None),
+    ("gemma-7b", {"model_type": "gemma", "hidden_size": 3072, "intermediate_size": 24576, "num_attention_heads": 16,
+     "num_hidden_layers": 28, "num_key_value_heads": 16, "head_dim": 256, "vocab_size": 256000},
+     28 * (attn(3072, 16, 16, 256) + mlp(3072, 24576, True)), None),
+    ("gemma-2-9b", {"model_type": "gemma2", "hidden_size": 3584, "intermediate_size": 14336, "num_attention_heads": 16,
+     "num_hidden_layers": 42, "num_key_value_heads": 8, "head_dim": 256, "hidden_activation": "gelu_pytorch_tanh",
+     "vocab_size": 256000}, 42 * (attn(3584, 16, 8, 256) + mlp(3584, 14336, True)), None),
+    ("phi-2", {"model_type": "phi", "hidden_size": 2560, "intermediate_size": 10240, "num_attention_heads": 32,
+     "num_hidden_layers": 32, "hidden_act": "gelu_new", "vocab_size": 51200}, 32 * (4 * 2560**2 + mlp(2560, 10240)), None),
+    ("Phi-3-mini-4k", {"model_type": "phi3", "hidden_size": 3072, "intermediate_size": 8192, "num_attention_heads": 32,
+     "num_hidden_layers": 32, "num_key_value_heads": 32, "hidden_act": "silu", "vocab_size": 32064},
+     32 * (4 * 3072**2 + mlp(3072, 8192, True)), None),
+    ("starcoder2-3b", {"model_type": "starcoder2", "hidden_size": 3072, "intermediate_size": 12288, "num_attention_heads": 24,
+     "num_hidden_layers": 30, "num_key_value_heads": 2, "hidden_act": "gelu_pytorch_tanh", "vocab_size": 49152},
+     30 * (attn(3072, 24, 2, 128) + mlp(3072, 12288)), None),
+    ("t5-v1_1-base", {"model_type": "t5", "d_model": 768, "d_ff": 2048, "d_kv": 64, "num_heads": 12, "num_layers": 12,
+     "feed_forward_proj": "gated-gelu", "tie_word_embeddings": False, "vocab_size": 32128},
+     12 * (4 * 768**2 + mlp(768, 2048, True)) + 12 * (8 * 768**2 + mlp(768, 2048, True)), None),
+    ("flan-t5-large", {"model_type": "t5", "d_model": 1024, "d_ff": 2816, "d_kv": 64, "num_heads": 16, "num_layers": 24,
+     "num_decoder_layers": 24, "feed_forward_proj": "gated-gelu", "vocab_size": 32128},
+     24 * (4 * 1024**2 + mlp(1024, 2816, True)) + 24 * (8 * 1024**2 + mlp(1024, 2816, True)), None),
+    ("bart-large", {"model_type": "bart", "d_model": 1024, "encoder_layers": 12, "decoder_layers": 12,
+     "encoder_attention_heads": 16, "decoder_attention_heads": 16, "encoder_ffn_dim": 4096, "decoder_ffn_dim": 4096,
+     "vocab_size": 50265}, 12 * (4 * 1024**2 + mlp(1024, 4096)) + 12 * (8 * 1024**2 + mlp(1024, 4096)), None),
+    ("whisper-small", {"model_type": "whisper", "d_model": 768, "encoder_layers": 12, "decoder_layers": 12,
+     "encoder_attention_heads": 12, "decoder_attention_heads": 12, "encoder_ffn_dim": 3072, "decoder_ffn_dim": 3072,
+     "num_mel_bins": 80, "vocab_size": 51865}, 12 * (4 * 768**2 + mlp(768, 3072)) + 12 * (8 * 768**2 + mlp(768, 3072)), None),
+    ("opus-mt-en-de", {"model_type": "marian", "d_model": 512, "encoder_layers": 6, "decoder_layers": 6,
+     "encoder_attention_heads": 8, "decoder_attention_heads": 8, "encoder_ffn_dim": 2048, "decoder_ffn_dim": 2048,
+     "vocab_size": 58101}, 6 * (4 * 512**2 + mlp(512, 2048)) + 6 * (8 * 512**2 + mlp(512, 2048)), None),
+    ("ModernBERT-base", {"architectures": ["ModernBertForMaskedLM"], "model_type": "modernbert", "hidden_size": 768,
+     "intermediate_size": 1152, "num_attention_heads": 12, "num_hidden_layers": 22, "hidden_activation": "gelu",
+     "vocab_size": 50368}, 22 * (4 * 768**2 + mlp(768, 1152, True)), None),
+    ("xlnet-base-cased", {"model_type": "xlnet", "d_model": 768, "n_layer": 12, "n_head": 12, "d_head": 64, "d_inner": 3072,
+     "vocab_size": 32000}, 12 * (5 * 768**2 + mlp(768, 3072)), None),
+    ("chatglm2-6b", {"model_type": "chatglm", "num_layers": 28, "hidden_size": 4096, "num_attention_heads": 32,
+     "kv_channels": 128, "ffn_hidden_size": 13696, "multi_query_attention": True, "multi_query_group_num": 2,
+     "padded_vocab_size": 65024}, 28 * (attn(4096, 32, 2, 128) + mlp(4096, 13696, True)), None),
+    ("gpt-oss-20b", {"model_type": "gpt_oss", "hidden_size": 2880, "intermediate_size": 2880, "num_attention_heads": 64,
+     "num_hidden_layers": 24, "num_key_value_heads": 8, "head_dim": 64, "num_local_experts": 32, "num_experts_per_tok": 4,
+     "experts_per_token": 4, "vocab_size": 201088},
+     24 * (attn(2880, 64, 8, 64) + 32 * mlp(2880, 2880, True) + 2880 * 32),
+     24 * (attn(2880, 64, 8, 64) + 4 * mlp(2880, 2880, True) + 2880 * 32)),
+    ("llava-1.5-7b", {"model_type": "llava", "text_config": {"model_type": "llama", "hidden_size": 4096,
+     "intermediate_size": 11008, "num_attention_heads": 32, "num_hidden_layers": 32, "vocab_size": 32064},
+     "vision_config": {"hidden_size": 1024, "num_hidden_layers": 24}}, 6_476_005_376, None),
+]
+
+
+def test_the_corpus_is_large():
+    assert len(REAL) + len(list(CONFIGS.glob("*.json"))) - 1 >= 40  # not-a-config.json is no config
+
+
+@pytest.mark.parametrize("name, cfg, total, active", REAL, ids=[r[0] for r in REAL])
+def test_real_configs_count_exactly(name, cfg, total, active):
+    model = inspect_config(json.loads(json.dumps(cfg)), name)
+    assert model.params_real == total
+    assert model.params_active == (total if active is None else active)
+    assert model.architecture is not None
+    vocab = cfg.get("vocab_size") or cfg.get("padded_vocab_size") or (cfg.get("text_config") or {}).get("vocab_size")
+    assert (model.params_embedding is None) == (vocab is None)
+
+
+def test_pinned_acceptance_counts():
+    by_name = {name: inspect_config(cfg, name) for name, cfg, _, _ in REAL}
+    assert by_name["falcon-7b"].params_real == 6_625_951_744 and by_name["falcon-7b"].kv_heads == 1
+    assert by_name["Mixtral-8x7B"].params_real == 46_440_382_464
+    assert by_name["Mixtral-8x7B"].params_active == 12_617_515_008
+    assert round(by_name["DeepSeek-V3"].params_real / 1e9, 1) == 669.2
+    assert by_name["albert-base-v2"].params_real * 12 == 12 * (4 * 768**2 + 2 * 768 * 3072)  # counted once, not 12 times
+    assert by_name["albert-base-v2"].params_embedding == 30000 * 128 + 128 * 768
+    assert by_name["bart-large"].decoder_depth == 12 and by_name["bart-large"].depth == 12
+
+
+def test_kv_cache_and_embeddings_of_real_configs():
+    by_name = {name: inspect_config(cfg, name) for name, cfg, _, _ in REAL}
+    from depthwidth.blocks import kv_bytes_per_token
+
+    assert kv_bytes_per_token(by_name["Meta-Llama-3-8B"].architecture) == 2 * 32 * 8 * 128 * 2
+    assert kv_bytes_per_token(by_name["DeepSeek-V3"].architecture) == 61 * (512 + 64) * 2
+    assert kv_bytes_per_token(by_name["bert-base-uncased"].architecture) is None  # encoder-only
+    assert kv_bytes_per_token(by_name["ModernBERT-base"].architecture) is None
+    assert by_name["Meta-Llama-3-8B"].params_embedding == 2 * 128256 * 4096  # untied
+    assert by_name["Llama-3.2-1B"].params_embedding == 128256 * 2048  # tied
+
+
+@pytest.mark.parametrize("cfg, fragment", [
+    ({"model_type": "jamba", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32, "num_experts": 16,
+      "attn_layer_period": 8}, "jamba"),
+    ({"model_type": "custom", "hidden_size": 1024, "num_hidden_layers": 8, "num_attention_heads": 16,
+      "layer_types": ["full_attention", "mamba"] * 4}, "mamba"),
+    ({"model_type": "dbrx", "d_model": 6144, "n_heads": 48, "n_layers": 40,
+      "ffn_config": {"ffn_hidden_size": 10752, "moe_num_experts": 16, "moe_top_k": 4}}, "ffn_config.moe_num_experts"),
+    ({"model_type": "llama4_text", "hidden_size": 5120, "num_hidden_layers": 48, "num_attention_heads": 40, "head_dim": 128,
+      "num_local_experts": 16, "num_experts_per_tok": 1}, "llama4_text"),
+    ({"model_type": "bart", "d_model": 512, "encoder_layers": 6, "decoder_layers": 6, "encoder_attention_heads": 8,
+      "decoder_attention_heads": 8, "encoder_ffn_dim": 2048, "decoder_ffn_dim": 1024}, "decoder_ffn_dim"),
+])
+def test_layouts_that_cannot_be_counted_give_none_and_say_why(cfg, fragment):
+    model = inspect_config(cfg, "x")
+    assert model.params_real is None and model.params_active is None and model.architecture is None
+    assert any("unavailable" in n and fragment in n for n in model.notes), model.notes
+    assert model.depth >= 1 and model.shape.width >= 2  # the shape is still read for the theory
+
+
+def test_missing_top_k_takes_the_transformers_default():
+    cfg = dict(REAL[[r[0] for r in REAL].index("Mixtral-8x7B")][1])
+    del cfg["num_experts_per_tok"]
+    model = inspect_config(cfg, "mixtral")
+    assert model.top_k == 2 and model.params_active == 12_617_515_008
+    assert any("default" in n for n in model.notes)
