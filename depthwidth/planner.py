@@ -338,26 +338,9 @@ def no_valid_shape(spending: Spending, constraints: Constraints, depth: int, wid
 
 # ---- the plan record ---------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class ShapeFields:
-    """The block fields every shape record carries (null where meaningless)."""
-
-    kv_heads: int
-    head_dim: int
-    ffn: int
-    gated: bool
-    experts: int | None
-    top_k: int | None
-    params_total: int
-    params_active: int
-    params_embedding: int | None
-    flops_per_token: int
-    kv_bytes_per_token: int | None
-    tp_sizes: tuple[int, ...]
-
-
 def shape_fields(arch, context: int) -> dict:
-    """``ShapeFields`` of an architecture, as keyword arguments (counts from blocks.py)."""
+    """The block fields every shape record carries (null where meaningless), as keyword arguments;
+    every count comes from blocks.py."""
     from .blocks import flops_per_token, kv_bytes_per_token, params_active, params_embedding, params_nonembedding
 
     return dict(kv_heads=arch.kv_heads, head_dim=arch.head_dim, ffn=arch.ffn, gated=arch.gated, experts=arch.experts,
