@@ -7,16 +7,24 @@ The public Python API (pure functions returning frozen dataclasses):
     >>> bounds(12, 768, 12).log3_sep_lower
     1681.565374950574
 """
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = ["bounds", "bounds_grid", "regime", "threshold_depth", "replicate_width", "surpass_width",
            "equivalence", "compare_shapes", "plan", "min_depth", "min_depth_exact", "empirical_optimum",
+           "PlanOptions", "Spending", "plan_architecture", "rule_shapes", "Architecture", "preset",
+           "params_nonembedding", "params_active", "params_embedding", "flops_per_token", "kv_bytes_per_token",
+           "Constraints", "tp_sizes", "violations", "get_rule", "rule_from_file", "REGISTRY",
            "parse_shape", "Shape", "InputError", "__version__"]
 
 _HOMES = {
     "bounds": "theory", "bounds_grid": "theory", "regime": "theory", "threshold_depth": "theory",
     "replicate_width": "solver", "surpass_width": "solver", "equivalence": "solver", "compare_shapes": "solver",
     "plan": "planner", "min_depth": "planner", "min_depth_exact": "planner", "empirical_optimum": "planner",
+    "PlanOptions": "planner", "Spending": "planner", "plan_architecture": "planner", "rule_shapes": "planner",
+    "Architecture": "blocks", "preset": "blocks", "params_nonembedding": "blocks",
+    "params_active": "blocks", "params_embedding": "blocks", "flops_per_token": "blocks", "kv_bytes_per_token": "blocks",
+    "Constraints": "hardware", "tp_sizes": "hardware", "violations": "hardware",
+    "get_rule": "rules", "rule_from_file": "rules", "REGISTRY": "rules",
     "parse_shape": "shapes", "Shape": "shapes", "InputError": "errors",
 }
 
