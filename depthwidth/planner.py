@@ -475,25 +475,23 @@ class Theory:
 
 def theory_for(budget: int, spending: Spending) -> Theory:
     """Minimal depth by the threshold rule, closed forms for the paper's block (numbers unchanged
-    since 0.1), the exact quadratic count for any other block."""
+    since 0.1), the exact quadratic count for any other block.
+
+    Budgets whose minimal-depth width passes 10^15 (the largest accepted width; JSON integers stay
+    exact below 2^53) are refused: about 3.8e32 for the paper's block (12·32·10^30)."""
     model = quadratic(spending)
     if spending.paper_block:
         depth = min_depth(budget)
-        return Theory(model, depth, min_depth_exact(budget), width_for(budget, depth))
-    depth = block_min_depth(budget, model)
-    return Theory(model, depth, block_min_depth_exact(budget, model), model.width(budget, depth))
-
-
-def check_budget(budget: int, spending: Spending) -> None:
-    """Refuse budgets whose minimal-depth width passes 10^15 (JSON integers stay exact below 2^53)."""
-    model = quadratic(spending)
-    depth = 1
-    while model.value(depth, 3**depth) < budget:
-        depth += 1
-    if model.width(budget, depth) > MAX_PLAN_WIDTH:
+        theory = Theory(model, depth, min_depth_exact(budget), width_for(budget, depth))
+    else:
+        depth = block_min_depth(budget, model)
+        theory = Theory(model, depth, block_min_depth_exact(budget, model), model.width(budget, depth))
+    if theory.width_exact > MAX_PLAN_WIDTH:
+        limit_depth = next(L for L in range(1, 64) if 3**L >= MAX_PLAN_WIDTH)
         raise InputError("budget", f"{budget:.3g}", f"too large to plan: its minimal-depth width would pass 10^15 "
                                                      f"(the largest accepted width); budgets up to about "
-                                                     f"{float(model.value(32, MAX_PLAN_WIDTH)):.2g} for --arch {spending.arch}")
+                                                     f"{float(model.value(limit_depth, MAX_PLAN_WIDTH)):.2g} for --arch {spending.arch}")
+    return theory
 
 
 def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "params") -> Plan:
@@ -501,7 +499,6 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     candidate shapes, every one valid under the constraints."""
     options = options or PlanOptions()
     spending, constraints = options.spending, options.constraints
-    check_budget(budget, spending)
     theory = theory_for(budget, spending)
     depth, model = theory.min_depth, theory.model
     low = 3 ** (depth - 1) + 1 if depth > 1 else 2
@@ -662,7 +659,6 @@ def rule_shapes(budget: int, options: PlanOptions | None = None) -> list[RuleSha
 
     options = options or PlanOptions()
     spending, constraints = options.spending, options.constraints
-    check_budget(budget, spending)
     theory = theory_for(budget, spending)
     width_at_depth = lambda L: theory.model.width(budget, L)
     rules = list(REGISTRY.values()) + ([rule_from_file(options.rule_file)] if options.rule_file else [])

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 
 from .errors import InputError
-from .planner import PlanOptions, Snapped, candidate, check_budget, no_valid_shape, snap_depth, theory_for
+from .planner import PlanOptions, Snapped, candidate, no_valid_shape, snap_depth, theory_for
 
 MAX_SWEEP_ROWS = 1000
 
@@ -71,7 +71,6 @@ def sweep(budget: int, options: PlanOptions | None = None, depths: list[int] | N
     minimal depth to 10% past the deepest rule's recommendation. Depths come out strictly increasing."""
     options = options or PlanOptions()
     spending, constraints = options.spending, options.constraints
-    check_budget(budget, spending)
     theory = theory_for(budget, spending)
     width_at_depth = lambda L: theory.model.width(budget, L)
     if depths is None:
