@@ -40,6 +40,7 @@ class SweepRow:
     log3_sep_lower: float | None
     log3_sep_upper: float | None
     lower_vacuous: bool
+    c2_reading: str
     tp_sizes: tuple[int, ...]
     flops_per_token: int
     kv_bytes_per_token: int | None
@@ -100,6 +101,6 @@ def sweep(budget: int, options: PlanOptions | None = None, depths: list[int] | N
             params=c.params_actual, params_deviation=c.params_deviation, params_total=c.params_total,
             params_active=c.params_active, params_embedding=c.params_embedding, aspect_ratio=c.aspect_ratio,
             regime=c.regime, log3_sep_lower=c.log3_sep_lower, log3_sep_upper=c.log3_sep_upper,
-            lower_vacuous=c.lower_vacuous, tp_sizes=c.tp_sizes, flops_per_token=c.flops_per_token,
+            lower_vacuous=c.lower_vacuous, c2_reading=c.c2_reading, tp_sizes=c.tp_sizes, flops_per_token=c.flops_per_token,
             kv_bytes_per_token=c.kv_bytes_per_token))
     return rows
