@@ -524,6 +524,7 @@ def plan(
     rules: bool = typer.Option(False, "--rules", help="Show every rule's shape for the budget side by side (one record per rule)."),
     rule_file: Optional[str] = RuleFileOption,
     context: int = ContextOption,
+    c2_reading: C2Reading = C2ReadingOption,
     format: Format = FormatOption,
     field: Optional[str] = FieldOption,
 ) -> None:
@@ -537,7 +538,7 @@ def plan(
 
     source, budgets = _budgets(params, flops, tokens)
     options = plan_options(arch, kv_heads, head_dim, ffn_mult, gated, experts, top_k, vocab, tied, count, multiple,
-                           ffn_multiple, tp, rule, rule_file, context)
+                           ffn_multiple, tp, rule, rule_file, context, c2_reading.value)
     if rules:
         return emit([row for b in budgets for row in rule_shapes(b, options)], format.value, field, plan_rules_tables)
     plans = [make_plan(b, options, source) for b in budgets]
@@ -573,6 +574,7 @@ def sweep(
     export: Optional[str] = typer.Option(None, "--export", help="Also write one config per row: hf-llama, hf-mistral, hf-qwen2, hf-gpt2, hf-mixtral or nanogpt."),
     out: Optional[str] = typer.Option(None, "--out", "-o", help="With --export: the directory to create (one folder per row plus manifest.json)."),
     force: bool = typer.Option(False, "--force", help="With --export: replace an existing non-empty --out directory."),
+    c2_reading: C2Reading = C2ReadingOption,
     format: Format = FormatOption,
     field: Optional[str] = FieldOption,
 ) -> None:
@@ -592,7 +594,7 @@ def sweep(
 
             arch = target(export).preset
     options = plan_options(arch, kv_heads, head_dim, ffn_mult, gated, experts, top_k, vocab, tied, budget_count, multiple,
-                           ffn_multiple, tp, "levine-fit", rule_file, context)
+                           ffn_multiple, tp, "levine-fit", rule_file, context, c2_reading.value)
     chosen = parse_int_list(depths, "--depths", 1, MAX_DEPTH) if depths is not None else None
     if (export is None) != (out is None):
         raise InputError("--export/--out", export or out, "give --export FORMAT and --out DIR together")
@@ -682,7 +684,7 @@ def _bounds_grid(depth: str, width: str, heads: Optional[int], fmt: str, field: 
     from .render import stream_grid
     from .theory import iter_bounds_grid
 
-    stream_grid(iter_bounds_grid(depths, widths, heads, reading=reading), fmt, field, sys.stdout)
+    stream_grid(iter_bounds_grid(depths, widths, heads, reading=reading), fmt, field, sys.stdout, rows)
 
 
 @app.command()

@@ -439,6 +439,9 @@ def _join_rows(columns: list, prefixes: list, end: str) -> str:
     join over an interleaved object array, no Python-level work per row (twice as fast)."""
     import numpy as np
 
+    if not prefixes[0] and len(set(prefixes[1:])) <= 1:  # CSV, --field: one separator, joined per row (faster)
+        separator = prefixes[1] if len(prefixes) > 1 else ""
+        return end.join(map(separator.join, zip(*(column.tolist() for column in columns)))) + end
     pieces = np.empty((columns[0].size, 2 * len(columns) + 1), dtype=object)
     for i, (prefix, column) in enumerate(zip(prefixes, columns)):
         pieces[:, 2 * i] = prefix
@@ -478,8 +481,10 @@ def _float_texts(values, null):
     """repr of every finite float; ``null`` for NaN (no bound) and infinities."""
     import numpy as np
 
-    texts = np.full(values.shape, null, dtype=object)
     finite = np.isfinite(values)
+    if finite.all():
+        return _texts(values, float.__repr__)
+    texts = np.full(values.shape, null, dtype=object)
     texts[finite] = _texts(values[finite], float.__repr__)
     return texts
 
@@ -489,13 +494,20 @@ def _csv_cell(text: str) -> str:
     return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n\r') else text
 
 
-def stream_grid(chunks: Iterable[dict], fmt: str, field: str | None, out) -> None:
+PARALLEL_ROWS = 1 << 18  # grids from this many rows spell their chunks in worker processes
+
+
+def stream_grid(chunks: Iterable[dict], fmt: str, field: str | None, out, rows: int | None = None) -> None:
     """Write grid chunks as CSV, JSONL, JSON or one --field, never holding the whole grid.
-    (Tables, at most a few thousand rows, go through ``emit`` with scalar records.)"""
+    (Tables, at most a few thousand rows, go through ``emit`` with scalar records.)
+
+    Spelling floats (``repr``) is most of a big grid's cost, so a grid of ``rows`` >=
+    PARALLEL_ROWS on a machine with several CPUs has its chunks spelled by forked worker
+    processes, a few chunks ahead, and written in order: the same bytes, in about half the time."""
     names = grid_columns()
-    write = _stream_writer(out)
     if field is not None and field not in names:
         raise InputError("--field", field, "expected one of " + ", ".join(names))
+    write = _stream_writer(out)
     style = "field" if field is not None else "json" if fmt in ("json", "jsonl") else "csv"
     if style == "csv":
         write(",".join(names) + "\n")
@@ -507,20 +519,102 @@ def stream_grid(chunks: Iterable[dict], fmt: str, field: str | None, out) -> Non
     if fmt == "json" and field is None:
         write("[")
     first = True
-    for chunk in chunks:  # one chunk's text at a time (~10 MB at most), never the whole grid
-        if not chunk["depth"].size:
-            continue
-        texts = _grid_text_columns(chunk, style)
-        text = _join_rows([texts[name] for name in ([field] if style == "field" else names)], prefixes, end)
-        if fmt == "json" and field is None:  # rows end in "},\n": the separator moves before the next chunk
-            write(("\n" if first else ",\n") + text[:-2])
-        else:
-            write(text)
-        first = False
+    spec = (style, [field] if style == "field" else names, prefixes, end)
+    texts = _chunk_texts(chunks, spec, rows)
+    try:
+        for text in texts:  # one chunk's text at a time (~10 MB at most), never the whole grid
+            if fmt == "json" and field is None:  # rows end in "},\n": the separator moves before the next chunk
+                write(("\n" if first else ",\n") + text[:-2])
+            else:
+                write(text)
+            first = False
+    finally:
+        texts.close()  # a failed write (a closed pipe) stops the workers now, not at exit
     if fmt == "json" and field is None:
         write("\n]\n")
     write_output("", out)  # flush: a full disk is reported here
 
+
+def _chunk_text(chunk: dict, spec: tuple) -> str:
+    """All rows of one chunk as text (a top-level function: worker processes run it)."""
+    style, columns, prefixes, end = spec
+    texts = _grid_text_columns(chunk, style)
+    return _join_rows([texts[name] for name in columns], prefixes, end)
+
+
+def _chunk_texts(chunks: Iterable[dict], spec: tuple, rows: int | None):
+    """The text of each non-empty chunk, in order: here, or in forked workers for a big grid."""
+    import os
+
+    chunks = (chunk for chunk in chunks if chunk["depth"].size)
+    workers = min(os.cpu_count() or 1, 4)
+    if rows is None or rows < PARALLEL_ROWS or workers < 2 or not hasattr(os, "fork"):
+        return (_chunk_text(chunk, spec) for chunk in chunks)
+    return _forked_texts(chunks, spec, workers)
+
+
+_DONE = (1 << 64) - 1  # a worker's last frame: it has spelled every chunk dealt to it
+
+
+def _forked_texts(chunks, spec: tuple, workers: int):
+    """Chunk texts spelled by ``workers`` forked processes, chunk i by worker i % workers.
+
+    Each worker runs its own copy of the ``chunks`` generator (computing a chunk is cheap,
+    spelling it is not), spells its share and sends each text down its own pipe as a
+    length-prefixed frame; a full pipe blocks it, so memory stays at a chunk per worker. No
+    threads, no shared queues: a consumer that stops (a closed stdout) kills the workers and
+    nothing can hang. A worker that dies without its final frame is an error, never a short grid."""
+    import os
+    import signal
+    import struct
+
+    sys.stdout.flush()  # nothing buffered is inherited twice
+    pipes, pids = [], []
+    try:
+        for index in range(workers):
+            read_end, write_end = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the worker: never returns
+                code = 1
+                try:
+                    os.close(read_end)
+                    for pipe in pipes:
+                        pipe.close()
+                    with os.fdopen(write_end, "wb") as sink:
+                        for number, chunk in enumerate(chunks):
+                            if number % workers == index:
+                                data = _chunk_text(chunk, spec).encode("utf-8", "surrogatepass")
+                                sink.write(struct.pack("<Q", len(data)) + data)
+                        sink.write(struct.pack("<Q", _DONE))
+                    code = 0
+                finally:
+                    os._exit(code)  # no atexit handlers, no second flush of the parent's buffers
+            os.close(write_end)
+            pids.append(pid)
+            pipes.append(os.fdopen(read_end, "rb"))
+        number = 0
+        while True:
+            source = pipes[number % workers]
+            head = source.read(8)
+            if len(head) < 8:
+                raise RuntimeError("a grid worker process stopped before its last chunk")
+            (size,) = struct.unpack("<Q", head)
+            if size == _DONE:  # no chunk `number`: every chunk has been written
+                return
+            data = source.read(size)
+            if len(data) < size:
+                raise RuntimeError("a grid worker process stopped in the middle of a chunk")
+            yield data.decode("utf-8", "surrogatepass")
+            number += 1
+    finally:
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:  # pragma: no cover - already gone
+                pass
+            os.waitpid(pid, 0)
+        for pipe in pipes:
+            pipe.close()
 
 
 def _stream_writer(out):
