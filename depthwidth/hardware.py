@@ -108,6 +108,12 @@ def violations(arch, constraints: Constraints) -> list[str]:
     return out
 
 
+def heads_ok(heads: int, constraints: Constraints) -> bool:
+    """The head-count rules of ``violations`` alone (composite, t | H): a cheap test a planner can
+    run before it builds an architecture."""
+    return heads % constraints.tp == 0 and not (constraints.composite_heads and heads > 2 and is_prime(heads))
+
+
 def width_step(constraints: Constraints, head_dim: int) -> int:
     """The spacing of candidate widths: lcm of the width multiple and the head dimension."""
     from math import lcm

@@ -19,7 +19,7 @@ from functools import cached_property, lru_cache
 from typing import Callable
 
 from .errors import InputError
-from .hardware import Constraints, tp_conflicts, tp_sizes, violations, width_step
+from .hardware import Constraints, heads_ok, tp_conflicts, tp_sizes, violations, width_step
 from .shapes import MAX_WIDTH
 from .theory import CONSISTENT, LN3, THRESHOLD, bounds, compare_pow3
 
@@ -130,7 +130,7 @@ class Spending:
             total += embedding
         return total
 
-    @property
+    @cached_property
     def head_dim(self) -> int:
         from .blocks import preset
 
@@ -239,6 +239,8 @@ class Snapped:
 
 def _valid(spending: Spending, constraints: Constraints, depth: int, width: int):
     """The architecture at (depth, width) if it builds and meets the constraints, else None."""
+    if not heads_ok(width // spending.head_dim, constraints):  # most invalid widths fail here, before any counting
+        return None
     try:
         arch = spending.architecture(depth, width)
     except InputError:
@@ -344,7 +346,7 @@ def shape_fields(arch, context: int) -> dict:
     from .blocks import flops_per_token, kv_bytes_per_token, params_active, params_embedding, params_nonembedding
 
     return dict(kv_heads=arch.kv_heads, head_dim=arch.head_dim, ffn=arch.ffn, gated=arch.gated, experts=arch.experts,
-                top_k=arch.top_k, params_total=params_nonembedding(arch), params_active=params_active(arch),
+                top_k=arch.top_k, params_real=params_nonembedding(arch), params_active=params_active(arch),
                 params_embedding=params_embedding(arch), flops_per_token=flops_per_token(arch, context),
                 kv_bytes_per_token=kv_bytes_per_token(arch), tp_sizes=tp_sizes(arch))
 
@@ -373,7 +375,7 @@ class Candidate:
     gated: bool
     experts: int | None
     top_k: int | None
-    params_total: int
+    params_real: int
     params_active: int
     params_embedding: int | None
     flops_per_token: int
@@ -413,7 +415,7 @@ class Plan:
     top_k: int | None
     params_actual: int
     params_deviation: float
-    params_total: int
+    params_real: int
     params_active: int
     params_embedding: int | None
     flops_per_token: int

@@ -32,7 +32,7 @@ class SweepRow:
     top_k: int | None
     params: int
     params_deviation: float
-    params_total: int
+    params_real: int
     params_active: int
     params_embedding: int | None
     aspect_ratio: float
@@ -98,7 +98,7 @@ def sweep(budget: int, options: PlanOptions | None = None, depths: list[int] | N
         rows.append(SweepRow(
             id=f"{i:02d}-{c.depth}x{c.width}x{c.heads}", params_budget=budget, depth=c.depth, width=c.width, heads=c.heads,
             kv_heads=c.kv_heads, head_dim=c.head_dim, ffn=c.ffn, gated=c.gated, experts=c.experts, top_k=c.top_k,
-            params=c.params_actual, params_deviation=c.params_deviation, params_total=c.params_total,
+            params=c.params_actual, params_deviation=c.params_deviation, params_real=c.params_real,
             params_active=c.params_active, params_embedding=c.params_embedding, aspect_ratio=c.aspect_ratio,
             regime=c.regime, log3_sep_lower=c.log3_sep_lower, log3_sep_upper=c.log3_sep_upper,
             lower_vacuous=c.lower_vacuous, c2_reading=c.c2_reading, tp_sizes=c.tp_sizes, flops_per_token=c.flops_per_token,

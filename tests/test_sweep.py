@@ -141,6 +141,6 @@ def test_sweep_export_writes_one_config_per_row_and_inspect_reads_them_back(tmp_
             (row["depth"], row["width"], row["heads"])
         assert config["num_key_value_heads"] == row["kv_heads"] and config["intermediate_size"] == row["ffn"]
         back = json.loads(cli("inspect", str(out / row["id"]), "--format", "json").stdout)[0]
-        assert back["params_real"] == row["params_total"]
+        assert back["params_real"] == row["params_real"]
     again = cli("sweep", "--params", "1e9", "--count", "3", "--export", "hf-llama", "--out", str(out))
     assert again.returncode == 2 and again.stdout == ""
