@@ -215,6 +215,16 @@ def vanilla(depth: int, width: int, heads: int, vocab: int | None = None, tied: 
     return Architecture(depth, width, heads, heads, head_dim, 4 * width, False, vocab=vocab, tied=tied)
 
 
+def vanilla_counts(depth, width, context: int = DEFAULT_CONTEXT) -> dict:
+    """``vanilla``'s counts over NumPy arrays (object arrays of Python ints: no overflow): the same
+    convention as the scalar functions, written out for the paper's block, where H·h = d always.
+
+    params 12·L·d² (active the same), FLOPs 6·12·L·d² + 6·L·T·(2d), KV bytes 2·L·d·2 (bf16)."""
+    params = 12 * depth * width * width
+    return {"params_real": params, "params_active": params, "flops_per_token": 6 * params + 12 * depth * context * width,
+            "kv_bytes_per_token": 4 * depth * width, "ffn": 4 * width}
+
+
 # ---- presets -----------------------------------------------------------------------------------
 
 def round_up(value: int, multiple: int) -> int:

@@ -21,6 +21,7 @@ EXIT_FAILURE = 1
 MAX_GRID_ROWS = 10**8
 MAX_AXIS_VALUES = 10**6  # one --depth/--width list: a Python list of this many ints is ~40 MB
 MAX_TABLE_ROWS = 5000  # the same cap as render.MAX_TABLE_ROWS, which emit applies to every table
+VECTOR_ROWS = 64  # `bounds` with this many bare shapes takes the vectorized path (the same bytes)
 MAX_LIST_ROWS = 100_000  # records computed one by one (plan budgets, equiv shapes x depths): ~1 min at most
 MAX_STDIN_BYTES = 10_000_000  # standard input, like a config file (hfconfig.MAX_CONFIG_BYTES)
 
@@ -655,11 +656,30 @@ def bounds(
         raise InputError("arguments", "(none)", "expected shapes such as 12x768, '-' for stdin, or --depth and --width for a grid")
     from .render import bounds_tables, emit
     from .reports import block_for, shape_record
+    from .shapes import is_shape_text
     from .theory import bounds as shape_bounds
 
     texts = expand_stdin(shapes)
-    records = [shape_record(shape_bounds(s.depth, s.width, s.heads, c2_reading.value), block_for(t, s)) for t, s in zip(texts, resolve_shapes(texts, heads))]
+    resolved = resolve_shapes(texts, heads)
+    if len(texts) >= VECTOR_ROWS and (format.value != "table" or field is not None) and all(map(is_shape_text, texts)):
+        return _bounds_list(resolved, format.value, field, c2_reading.value)  # many bare shapes: the vectorized path
+    records = [shape_record(shape_bounds(s.depth, s.width, s.heads, c2_reading.value), block_for(t, s)) for t, s in zip(texts, resolved)]
     emit(records, format.value, field, bounds_tables)
+
+
+def _bounds_list(shapes, fmt: str, field: Optional[str], reading: str) -> None:
+    """Many bare shapes (``bounds -`` from a file): shape records built and spelled column-wise,
+    the same bytes as the scalar records."""
+    import dataclasses
+
+    from .render import stream_grid
+    from .reports import ShapeRecord, shape_list_chunks
+
+    columns = [f.name for f in dataclasses.fields(ShapeRecord)]
+    if field is not None and field not in columns:
+        raise InputError("--field", field, "expected one of " + ", ".join(columns))
+    depths, widths, heads = zip(*((s.depth, s.width, s.heads) for s in shapes))
+    stream_grid(shape_list_chunks(depths, widths, heads, reading), fmt, field, sys.stdout, len(shapes), columns)
 
 
 def _bounds_grid(depth: str, width: str, heads: Optional[int], fmt: str, field: Optional[str], reading: str = "consistent") -> None:

@@ -431,7 +431,26 @@ def _grid_text_columns(chunk: dict, style: str) -> dict:
         "log3_sep_lower": _float_texts(chunk["log3_sep_lower"], null), "log3_sep_upper": _float_texts(chunk["log3_sep_upper"], null),
         "lower_vacuous": labels(chunk["lower_vacuous"].astype(np.int8), ["false", "true"]), "notes": note_text,
         "c2_reading": np.full(notes.shape, f'"{chunk["c2_reading"]}"' if style == "json" else chunk["c2_reading"], dtype=object),
+        **(_block_text_columns(chunk, style, null) if "kv_heads" in chunk else {}),
     }
+
+
+def _block_text_columns(chunk: dict, style: str, null: str) -> dict:
+    """The vanilla block's fields of a shape-list chunk (``reports.shape_list_chunks``), spelled as
+    the scalar writers spell them: ints, null for what the paper's block lacks, tp_sizes as a list."""
+    import numpy as np
+
+    size = chunk["depth"].size
+    constant = lambda text: np.full(size, text, dtype=object)
+    head_dim = _texts(chunk["head_dim"], str)
+    head_dim[chunk["head_dim"] < 0] = null
+    spell_list = (lambda sizes: "[" + ",".join(map(str, sizes)) + "]") if style == "json" else (lambda sizes: ";".join(map(str, sizes)))
+    tp = np.array([null if sizes is None else spell_list(sizes) for sizes in chunk["tp_sizes"].tolist()], dtype=object)
+    return {"kv_heads": _distinct_texts(chunk["kv_heads"]), "head_dim": head_dim, "ffn": _texts(chunk["ffn"], str),
+            "gated": constant("false"), "experts": constant(null), "top_k": constant(null),
+            "params_real": _texts(chunk["params_real"], str), "params_active": _texts(chunk["params_active"], str),
+            "params_embedding": constant(null), "flops_per_token": _texts(chunk["flops_per_token"], str),
+            "kv_bytes_per_token": _texts(chunk["kv_bytes_per_token"], str), "tp_sizes": tp}
 
 
 def _join_rows(columns: list, prefixes: list, end: str) -> str:
@@ -497,14 +516,16 @@ def _csv_cell(text: str) -> str:
 PARALLEL_ROWS = 1 << 18  # grids from this many rows spell their chunks in worker processes
 
 
-def stream_grid(chunks: Iterable[dict], fmt: str, field: str | None, out, rows: int | None = None) -> None:
+def stream_grid(chunks: Iterable[dict], fmt: str, field: str | None, out, rows: int | None = None,
+                names: list[str] | None = None) -> None:
     """Write grid chunks as CSV, JSONL, JSON or one --field, never holding the whole grid.
     (Tables, at most a few thousand rows, go through ``emit`` with scalar records.)
 
     Spelling floats (``repr``) is most of a big grid's cost, so a grid of ``rows`` >=
     PARALLEL_ROWS on a machine with several CPUs has its chunks spelled by forked worker
-    processes, a few chunks ahead, and written in order: the same bytes, in about half the time."""
-    names = grid_columns()
+    processes, a few chunks ahead, and written in order: the same bytes, in about half the time.
+    ``names``: the columns (default: a grid row's, the Bounds fields)."""
+    names = names or grid_columns()
     if field is not None and field not in names:
         raise InputError("--field", field, "expected one of " + ", ".join(names))
     write = _stream_writer(out)

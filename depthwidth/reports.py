@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .hardware import tp_sizes
 from .planner import empirical_optimum, min_depth
 from .theory import Bounds, bounds
 
@@ -47,8 +48,7 @@ def block_fields(arch, heads: int, **known) -> tuple[dict, tuple[str, ...]]:
     notes = []
     whole_heads = arch.heads == heads  # False: H does not divide d and the attention is counted as d x d
     if not whole_heads:
-        notes.append(f"width {arch.width} is not a multiple of {heads} heads: the head size is not whole; "
-                     "attention counted as the paper does (q, k, v, o of d x d), no tensor-parallel degrees")
+        notes.append(fractional_heads_note(arch.width, heads))
     kv_note = blocks.kv_cache_note(arch)
     if kv_note:
         notes.append(f"kv_bytes_per_token is null: {kv_note}")
@@ -63,12 +63,52 @@ def block_fields(arch, heads: int, **known) -> tuple[dict, tuple[str, ...]]:
     return fields, tuple(notes)
 
 
-def _tp_sizes(arch) -> tuple[int, ...] | None:
-    """hardware.tp_sizes, or None while the lead's hardware module lacks it."""
-    try:
-        from .hardware import tp_sizes
-    except ImportError:  # pragma: no cover - hardware.py is written beside this change
-        return None
+def fractional_heads_note(width: int, heads: int) -> str:
+    """The note of a shape whose heads do not divide its width."""
+    return (f"width {width} is not a multiple of {heads} heads: the head size is not whole; "
+            "attention counted as the paper does (q, k, v, o of d x d), no tensor-parallel degrees")
+
+
+def shape_list_chunks(depths, widths, heads, reading: str, rows_per_chunk: int = 1 << 16):
+    """``shape_record`` of the vanilla block for parallel lists of shapes (``bounds -`` with many
+    lines), vectorized: chunks of arrays for ``render.stream_grid`` that spell exactly what the
+    scalar records spell. Names of catalogue models never come here (their blocks differ)."""
+    import numpy as np
+
+    from .blocks import vanilla, vanilla_counts
+    from .theory import bound_notes, bounds_grid, params, threshold_depth
+
+    depths, widths, heads = (np.asarray(a, dtype=np.int64) for a in (depths, widths, heads))
+    divisors = {}
+    for start in range(0, depths.size, rows_per_chunk):
+        L, d, H = (a[start:start + rows_per_chunk] for a in (depths, widths, heads))
+        big = int(d.max(initial=1)) ** 2 * int(L.max(initial=1)) * 400 >= 2**63  # counts past int64: Python ints
+        Lx, dx = (L.astype(object), d.astype(object)) if big else (L, d)
+        whole = d % H == 0
+        chunk = {"depth": L, "width": d, "heads": H, "params": params(Lx, dx), "threshold_depth": threshold_depth(d.astype(np.float64), xp=np),
+                 **bounds_grid(L, d, H, reading), "c2_reading": reading, **vanilla_counts(Lx, dx)}
+        chunk["kv_heads"] = H
+        chunk["head_dim"] = np.where(whole, d // H, -1)
+        tp = np.full(L.size, None, dtype=object)
+        notes = np.full(L.size, None, dtype=object)
+        flagged = (chunk["regime_code"] == 1) | chunk["lower_vacuous"] | ((chunk["theorem"] > 0) & np.isnan(chunk["log3_sep_upper"])) | ~whole
+        for i in np.flatnonzero(whole).tolist():
+            h = int(H[i])
+            if h not in divisors:
+                divisors[h] = tuple(tp_sizes(vanilla(1, h * 64, h)))  # t | H (and so t | 4d and t | G = H)
+            tp[i] = divisors[h]
+        for i in np.flatnonzero(flagged).tolist():
+            theorem = int(chunk["theorem"][i])
+            row = bound_notes(int(L[i]), theorem or None, float(chunk["lower_formula"][i]), float(chunk["upper_formula"][i]))
+            if not whole[i]:
+                row += (fractional_heads_note(int(d[i]), int(H[i])),)
+            notes[i] = row
+        chunk["tp_sizes"], chunk["notes"] = tp, notes
+        yield chunk
+
+
+def _tp_sizes(arch) -> tuple[int, ...]:
+    """hardware.tp_sizes as a tuple."""
     return tuple(tp_sizes(arch))
 
 

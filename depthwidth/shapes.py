@@ -72,6 +72,11 @@ def parse_shape(text: str, heads: int | None = None) -> Shape:
     return make_shape(depth, width, heads if heads is not None else given, text)
 
 
+def is_shape_text(text) -> bool:
+    """Whether ``text`` is written LxD[xH] (not a model name)."""
+    return isinstance(text, str) and _SHAPE.fullmatch(text.strip()) is not None
+
+
 def resolve_shape(text: str, heads: int | None = None) -> Shape:
     """A shape string, or else the name of a catalogue model (case-insensitive)."""
     stripped = text.strip() if isinstance(text, str) else ""

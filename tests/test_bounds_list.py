@@ -1,0 +1,69 @@
+"""`bounds -` with many lines takes the vectorized path (issue 16): the same bytes as the scalar
+records, in every format, including thresholds, vacuous bounds, heads not dividing the width,
+and counts past int64."""
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+
+import pytest
+
+EDGES = ["6x729", "6x704", "2x10x9", "12x768x12", "40x1000000000000000", "1x3", "7x2186x1", "31x99999999999999x3"]
+
+
+def _lines(seed: int, count: int = 400) -> list[str]:
+    rng = random.Random(seed)
+    lines = []
+    for _ in range(count):
+        depth, width = rng.randint(1, 48), rng.randint(2, 9000)
+        heads = f"x{rng.randint(1, min(20, width - 1))}" if rng.random() < 0.3 else ""
+        lines.append(f"{depth}x{width}{heads}")
+    return lines + EDGES
+
+
+def _cli(args, input=None) -> str:
+    proc = subprocess.run([sys.executable, "-m", "depthwidth", *args], input=input, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def _scalar(lines: list[str], args: list[str]) -> list[str]:
+    """The scalar path: fewer shapes per call than the vectorized path's threshold."""
+    from depthwidth.cli import VECTOR_ROWS
+
+    step = VECTOR_ROWS - 1
+    return [_cli(["bounds", *lines[i:i + step], *args]) for i in range(0, len(lines), step)]
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "json", "csv"])
+def test_stdin_lines_spell_as_the_scalar_records(fmt):
+    lines = _lines(7)
+    vectorized = _cli(["bounds", "-", "--format", fmt], input="\n".join(lines) + "\n")
+    parts = _scalar(lines, ["--format", "jsonl" if fmt == "json" else fmt])
+    if fmt == "jsonl":
+        expected = "".join(parts)
+    elif fmt == "json":
+        expected = "[\n" + ",\n".join("".join(parts).splitlines()) + "\n]\n"
+    else:
+        header = parts[0].splitlines()[0]
+        expected = "\n".join([header] + [row for part in parts for row in part.splitlines()[1:]]) + "\n"
+    assert vectorized == expected
+
+
+@pytest.mark.parametrize("field", ["tp_sizes", "notes", "flops_per_token", "head_dim"])
+def test_stdin_field_spells_as_the_scalar_records(field):
+    lines = _lines(11, 150)
+    assert _cli(["bounds", "-", "--field", field], input="\n".join(lines) + "\n") == "".join(_scalar(lines, ["--field", field]))
+
+
+def test_vectorized_counts_follow_the_convention():
+    """12·L·d² parameters; FLOPs 6N + 12·L·T·d (T = 2048); KV bytes 2·L·d·2; tp sizes the divisors of H."""
+    import json
+
+    rows = [json.loads(line) for line in _cli(["bounds", "-", "--format", "jsonl"], input="\n".join(["12x768x12"] * 70)).splitlines()]
+    row = rows[0]
+    assert row["params_real"] == 12 * 12 * 768**2 == row["params_active"]
+    assert row["flops_per_token"] == 6 * 12 * 12 * 768**2 + 12 * 12 * 2048 * 768
+    assert row["kv_bytes_per_token"] == 2 * 12 * 768 * 2
+    assert row["tp_sizes"] == [t for t in range(1, 13) if 12 % t == 0]
