@@ -459,6 +459,29 @@ RuleFileOption = typer.Option(None, "--rule-file", help="A rule fitted on your o
 ContextOption = typer.Option(2048, "--context", help="Context length T for FLOPs per token (and max_position_embeddings on export).", min=1, max=1 << 30)
 
 
+CheckTpOption = typer.Option(None, "--tp", help="Warn for every shape that cannot shard this many ways (tensor parallelism).", min=1, max=1 << 12)
+CheckMultipleOption = typer.Option(None, "--multiple", help="Warn for every shape whose width is not a multiple of this.", min=1, max=1 << 20)
+
+
+def warn_constraints(named_archs, tp: Optional[int], multiple: Optional[int]) -> None:
+    """A stderr warning naming each rule a shape breaks among the ones the user asked for (--tp, --multiple)."""
+    if tp is None and multiple is None:
+        return
+    from .hardware import Constraints, violations
+
+    asked = Constraints(multiple=multiple, tp=tp or 1, composite_heads=False)
+    for name, arch, heads in named_archs:
+        if arch is None:
+            _warn(f"{name}: its layout is not counted, so --tp/--multiple were not checked")
+            continue
+        broken = violations(arch, asked)
+        if arch.heads != heads:  # heads not dividing the width: counted as one d x d head, so say it as it is
+            broken = [b for b in broken if "heads" not in b] + ([f"its {heads} heads do not divide the width {arch.width}: "
+                                                                  "no tensor-parallel degree above 1"] if (tp or 1) > 1 else [])
+        if broken:
+            _warn(f"{name} breaks what you asked for: " + "; ".join(broken))
+
+
 def plan_options(arch, kv_heads, head_dim, ffn_mult, gated, experts, top_k, vocab, tied, count, multiple, ffn_multiple, tp,
                  rule, rule_file, context, reading="consistent"):
     """The planner's options from the command line (the block preset is checked by name here)."""
@@ -615,6 +638,8 @@ def sweep(
 def compare(
     deep: str = typer.Option(..., "--deep", help="The deeper network: LxD[xH] or a model name."),
     shallow: str = typer.Option(..., "--shallow", help="The shallower network: LxD[xH] or a model name."),
+    tp: Optional[int] = CheckTpOption,
+    multiple: Optional[int] = CheckMultipleOption,
     format: Format = FormatOption,
     field: Optional[str] = FieldOption,
     c2_reading: C2Reading = C2ReadingOption,
@@ -629,7 +654,9 @@ def compare(
 
     deep_shape, shallow_shape = resolve_shapes([deep, shallow], None)
     result = compare_shapes(deep_shape, shallow_shape, c2_reading.value)
-    emit(compare_with_blocks(result, block_for(deep, deep_shape), block_for(shallow, shallow_shape)), format.value, field, compare_tables)
+    deep_arch, shallow_arch = block_for(deep, deep_shape), block_for(shallow, shallow_shape)
+    warn_constraints([(deep, deep_arch, deep_shape.heads), (shallow, shallow_arch, shallow_shape.heads)], tp, multiple)
+    emit(compare_with_blocks(result, deep_arch, shallow_arch), format.value, field, compare_tables)
 
 
 @app.command()
@@ -638,6 +665,8 @@ def bounds(
     heads: Optional[int] = typer.Option(None, "--heads", help="Heads for every shape (default: width/64, or the H in LxDxH)."),
     depth: Optional[str] = typer.Option(None, "--depth", help="Grid mode: depths, e.g. 1:48 (start:stop[:step], inclusive)."),
     width: Optional[str] = typer.Option(None, "--width", help="Grid mode: widths, e.g. 256:8192:256."),
+    tp: Optional[int] = CheckTpOption,
+    multiple: Optional[int] = CheckMultipleOption,
     format: Format = FormatOption,
     field: Optional[str] = FieldOption,
     c2_reading: C2Reading = C2ReadingOption,
@@ -651,6 +680,8 @@ def bounds(
         if shapes or depth is None or width is None:
             raise InputError("arguments", " ".join(shapes or []) or "--depth/--width",
                              "grid mode takes --depth and --width together and no shapes")
+        if tp is not None or multiple is not None:
+            raise InputError("--tp/--multiple", tp or multiple, "shape checks apply to listed shapes, not to a grid")
         return _bounds_grid(depth, width, heads, format.value, field, c2_reading.value)
     if not shapes:
         raise InputError("arguments", "(none)", "expected shapes such as 12x768, '-' for stdin, or --depth and --width for a grid")
@@ -661,6 +692,7 @@ def bounds(
 
     texts = expand_stdin(shapes)
     resolved = resolve_shapes(texts, heads)
+    warn_constraints([(t.strip(), block_for(t, r), r.heads) for t, r in zip(texts, resolved)], tp, multiple)
     if len(texts) >= VECTOR_ROWS and (format.value != "table" or field is not None) and all(map(is_shape_text, texts)):
         return _bounds_list(resolved, format.value, field, c2_reading.value)  # many bare shapes: the vectorized path
     records = [shape_record(shape_bounds(s.depth, s.width, s.heads, c2_reading.value), block_for(t, s)) for t, s in zip(texts, resolved)]
@@ -725,13 +757,20 @@ def equiv(
     from .solver import equivalence
 
     check_heads(heads)
-    shapes = resolve_shapes(expand_stdin(deep), None)
+    texts = expand_stdin(deep)
+    shapes = resolve_shapes(texts, None)
     depths = parse_int_list(depth, "--depth", 1, MAX_DEPTH)
     check_list_rows(len(shapes) * len(depths), "--depth", depth, "rows (deep shapes x depths; each is solved on its own)")
     for shape in shapes:
         if max(depths) >= shape.depth:
             raise InputError("--depth", depth, f"expected depths below the deep network's {shape.depth} ({shape})")
-    emit([equivalence(s, d, heads, c2_reading.value) for s in shapes for d in depths], format.value, field, equiv_tables)
+    from dataclasses import replace
+
+    from .reports import block_for, block_fields
+
+    tp = [block_fields(block_for(t, s), s.heads)[0]["tp_sizes"] for t, s in zip(texts, shapes)]
+    emit([replace(equivalence(s, d, heads, c2_reading.value), deep_tp_sizes=sizes) for s, sizes in zip(shapes, tp) for d in depths],
+         format.value, field, equiv_tables)
 
 
 @app.command()
@@ -740,6 +779,8 @@ def models(
     filter: Optional[str] = typer.Option(None, "--filter", help="Name or family substring, or a glob like 'llama*'."),
     min_params: Optional[str] = typer.Option(None, "--min-params", help="Only models with at least this many (published) parameters, e.g. 1B."),
     max_params: Optional[str] = typer.Option(None, "--max-params", help="Only models with at most this many parameters, e.g. 100B."),
+    tp: Optional[int] = CheckTpOption,
+    multiple: Optional[int] = CheckMultipleOption,
     format: Format = FormatOption,
     field: Optional[str] = FieldOption,
     c2_reading: C2Reading = C2ReadingOption,
@@ -760,12 +801,15 @@ def models(
         given = " ".join(f"{option} {value}" for option, value in (("--filter", filter), ("--min-params", min_params),
                                                                     ("--max-params", max_params)) if value is not None)
         raise InputError("filters", given, "no catalogue model matches them; see `depthwidth models` for the list")
+    warn_constraints([(m.name, m.architecture, m.heads) for m in chosen], tp, multiple)
     emit([model_report(m, c2_reading.value) for m in chosen], format.value, field, models_tables)
 
 
 @app.command()
 def inspect(
     paths: List[str] = typer.Argument(..., help="Hugging Face config.json files (or model folders); '-' reads one from stdin."),
+    tp: Optional[int] = CheckTpOption,
+    multiple: Optional[int] = CheckMultipleOption,
     format: Format = FormatOption,
     field: Optional[str] = FieldOption,
     c2_reading: C2Reading = C2ReadingOption,
@@ -782,6 +826,7 @@ def inspect(
     for path in paths:
         raw = read_config_bytes(read_stdin_bytes("config"), "<stdin>") if path == "-" else read_config_file(path)
         configs.append(inspect_config(raw, "<stdin>" if path == "-" else path))
+    warn_constraints([(c.source, c.architecture, c.heads) for c in configs], tp, multiple)
     emit([config_report(c, c2_reading.value) for c in configs], format.value, field, inspect_tables)
 
 

@@ -65,7 +65,7 @@ def tp_conflicts(arch, tp: int) -> list[str]:
     heads, kv_heads = arch.heads, getattr(arch, "kv_heads", None) or arch.heads
     if heads % tp:
         out.append(f"{heads} attention heads are not divisible by tp {tp}")
-    if kv_heads % tp and tp % kv_heads:
+    if kv_heads != heads and kv_heads % tp and tp % kv_heads:  # (with G = H the line above says it)
         out.append(f"{kv_heads} key/value heads and tp {tp}: needs tp | kv_heads or kv_heads | tp")
     ffn = _dense_ffn(arch)
     if ffn and ffn % tp:

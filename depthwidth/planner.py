@@ -28,7 +28,7 @@ FLOPS_PER_PARAM_TOKEN = 6  # C ≈ 6·N·D
 BUDGET_TOLERANCE = 0.05  # recommended shapes and candidates stay within ±5% of the budget when possible
 COUNTS = ("total", "active", "with-embeddings")
 DEPTH_BAND = 0.08  # depths within 8% of a target count as equally near when choosing the more shardable shape
-SNAP_SPAN = 24
+SNAP_SPAN = 12
 FAR_FROM_BUDGET = 0.5  # a "nearest valid shape" further than this from the budget is a conflict, not an answer  # widths tried on each side of the ideal width, in steps of the width multiple
 # The largest width a plan may print is 10^15 (shapes.MAX_WIDTH); at the minimal depth 32 that is
 # a budget of 12·32·10^30 ≈ 3.84e32 for the paper's block. Larger budgets are refused, not rounded.

@@ -485,6 +485,7 @@ class Equivalence:
     beta1: float | None
     c2_reading: str
     notes: tuple[str, ...]
+    deep_tp_sizes: tuple[int, ...] | None = None  # the deep network's block, filled by the CLI (hardware.tp_sizes)
 
 
 def _log10_params(depth: int, width: Width) -> float | None:

@@ -131,3 +131,32 @@ def test_bounds_field_tp_sizes_for_gpt2_xl():
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)[0]["tp_sizes"] == [1, 5, 25]
+
+
+@pytest.mark.parametrize("args, name, rule", [
+    (["bounds", "gpt2-xl", "--tp", "8"], "gpt2-xl", "25 attention heads are not divisible by tp 8"),
+    (["bounds", "12x1600x25", "--multiple", "128"], "12x1600x25", "width 1600 is not a multiple of 128"),
+    (["models", "--filter", "gpt2-xl", "--tp", "2"], "gpt2-xl", "25 attention heads are not divisible by tp 2"),
+    (["compare", "--deep", "12x768", "--shallow", "6x1086", "--tp", "2"], "6x1086", "its 17 heads do not divide the width 1086"),
+    (["inspect", "tests/configs/llama-7b.json", "--tp", "3"], "llama-7b.json", "feed-forward size 11008 is not divisible by tp 3"),
+])
+def test_shapes_breaking_what_was_asked_get_a_warning_naming_the_rule(args, name, rule):
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, "-m", "depthwidth", *args, "--format", "json"], capture_output=True, text=True, cwd=root)
+    assert proc.returncode == 0 and json.loads(proc.stdout)
+    warnings = [line for line in proc.stderr.splitlines() if "breaks what you asked for" in line]
+    assert len(warnings) == 1 and name in warnings[0] and rule in warnings[0]
+
+
+def test_no_warning_for_shapes_that_shard():
+    proc = subprocess.run([sys.executable, "-m", "depthwidth", "bounds", "24x2048x16", "--tp", "8", "--multiple", "128"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and "breaks" not in proc.stderr
+
+
+def test_equiv_records_carry_the_deep_networks_tp_sizes():
+    proc = subprocess.run([sys.executable, "-m", "depthwidth", "equiv", "--deep", "gpt2-xl", "--depth", "2,3", "--format", "json"],
+                          capture_output=True, text=True)
+    assert [r["deep_tp_sizes"] for r in json.loads(proc.stdout)] == [[1, 5, 25]] * 2
