@@ -21,7 +21,7 @@ from typing import Callable
 from .errors import InputError
 from .hardware import Constraints, heads_ok, tp_conflicts, tp_sizes, violations, width_step
 from .shapes import MAX_WIDTH
-from .theory import CONSISTENT, LN3, THRESHOLD, bounds, compare_pow3
+from .theory import CONSISTENT, LN3, THRESHOLD, Bounds, bounds, compare_pow3
 
 TOKENS_PER_PARAM = 20  # Hoffmann et al. 2022, compute-optimal training
 FLOPS_PER_PARAM_TOKEN = 6  # C ≈ 6·N·D
@@ -287,10 +287,12 @@ def snap_depth(budget: int, spending: Spending, constraints: Constraints, model:
     step = width_step(constraints, spending.head_dim)
     target = max(target, lowest)
     center = model.width(budget, target)
-    options = []
+    options, settled = [], False  # settled: a valid shape within tolerance in the target's own depth band
     for width in _widths_near(center, step):
         per_layer, rest = model.per_layer(width)
         ideal = (budget - rest) / per_layer if per_layer > 0 else target
+        if settled and abs(math.log(max(ideal, 0.5) / target)) > DEPTH_BAND + tolerance:
+            continue  # every depth this width allows lies outside the target's band: it cannot win
         # the depths spending the budget best, and the depth nearest the target that stays within tolerance
         nearest = min(max(round(target), math.ceil(ideal * (1 - tolerance))), math.floor(ideal * (1 + tolerance)))
         for depth in {max(lowest, d) for d in (math.floor(ideal), math.ceil(ideal), nearest) if d >= 1}:
@@ -300,6 +302,7 @@ def snap_depth(budget: int, spending: Spending, constraints: Constraints, model:
             if arch is not None:
                 count = spending.params(arch)
                 options.append(Snapped(arch, count, count / budget - 1))
+                settled = settled or (abs(count / budget - 1) <= tolerance and abs(math.log(depth / target)) < DEPTH_BAND)
     if not options:
         return None
     within = [o for o in options if abs(o.deviation) <= tolerance]
@@ -352,20 +355,10 @@ def shape_fields(arch, context: int) -> dict:
 
 
 @dataclass(frozen=True)
-class Candidate:
-    """One iso-budget shape: its bounds (Theorems 1-2), block fields, aspect ratio and deviation."""
+class Candidate(Bounds):
+    """One iso-budget shape: the shape record (Theorems 1-2; ``params`` is the paper's 12·L·d²),
+    its aspect ratio, the count the budget limits and its deviation, and the block fields."""
 
-    depth: int
-    width: int
-    heads: int
-    threshold_depth: float
-    regime: str
-    theorem: int | None
-    log3_sep_lower: float | None
-    log3_sep_upper: float | None
-    lower_vacuous: bool
-    c2_reading: str
-    notes: tuple[str, ...]
     aspect_ratio: float
     params_actual: int
     params_deviation: float
@@ -387,10 +380,7 @@ def candidate(snapped: Snapped, context: int, reading: str = CONSISTENT) -> Cand
     """The candidate record of a snapped shape."""
     arch = snapped.arch
     record = bounds(arch.depth, arch.width, arch.heads, reading)
-    return Candidate(depth=arch.depth, width=arch.width, heads=arch.heads, threshold_depth=record.threshold_depth,
-                     regime=record.regime, theorem=record.theorem, log3_sep_lower=record.log3_sep_lower,
-                     log3_sep_upper=record.log3_sep_upper, lower_vacuous=record.lower_vacuous,
-                     c2_reading=record.c2_reading, notes=record.notes, aspect_ratio=arch.width / arch.depth,
+    return Candidate(**record.__dict__, aspect_ratio=arch.width / arch.depth,
                      params_actual=snapped.params, params_deviation=snapped.deviation, **shape_fields(arch, context))
 
 
