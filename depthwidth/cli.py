@@ -21,6 +21,7 @@ EXIT_FAILURE = 1
 MAX_GRID_ROWS = 10**8
 MAX_AXIS_VALUES = 10**6  # one --depth/--width list: a Python list of this many ints is ~40 MB
 MAX_TABLE_ROWS = 5000  # the same cap as render.MAX_TABLE_ROWS, which emit applies to every table
+WARN_EACH = 20  # warnings of one kind printed one by one; the rest are counted in one line
 VECTOR_ROWS = 64  # `bounds` with this many bare shapes takes the vectorized path (the same bytes)
 MAX_LIST_ROWS = 100_000  # records computed one by one (plan budgets, equiv shapes x depths): ~1 min at most
 MAX_STDIN_BYTES = 10_000_000  # standard input, like a config file (hfconfig.MAX_CONFIG_BYTES)
@@ -419,9 +420,11 @@ def resolve_shapes(texts: list[str], heads: Optional[int]) -> list:
     from .shapes import resolve_shape
 
     shapes = [resolve_shape(t, heads) for t in texts]
-    for shape in shapes:
-        if shape.width % shape.heads:
-            _warn(f"width {shape.width} is not divisible by {shape.heads} heads (head dimension {shape.width / shape.heads:.2f})")
+    uneven = list(dict.fromkeys((s.width, s.heads) for s in shapes if s.width % s.heads))
+    for width, count in uneven[:WARN_EACH]:
+        _warn(f"width {width} is not divisible by {count} heads (head dimension {width / count:.2f})")
+    if len(uneven) > WARN_EACH:  # one line for the rest: thousands of stdin shapes must not flood stderr
+        _warn(f"... and {len(uneven) - WARN_EACH:,} more shapes whose width is not divisible by their heads")
     return shapes
 
 

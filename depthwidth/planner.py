@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from fractions import Fraction
 from functools import cached_property, lru_cache
 from typing import Callable
 
@@ -153,8 +152,8 @@ class Quadratic:
     """count(L, d) = (a2·d² + a1·d + a0)·L + (b2·d² + b1·d + b0), exactly, for depths past the
     block's leading dense layers; fitted through exact counts at clean widths (``_clean_width``)."""
 
-    a: tuple[Fraction, Fraction, Fraction]
-    b: tuple[Fraction, Fraction, Fraction]
+    a: tuple  # (a2, a1, a0): Fractions (ints for the paper's block)
+    b: tuple
 
     @cached_property
     def _floats(self) -> tuple[float, ...]:
@@ -184,6 +183,10 @@ class Quadratic:
 def quadratic(spending: Spending) -> Quadratic:
     """The block's count as an exact polynomial (see ``Quadratic``): every weight matrix of a layer
     is d x (something fixed or proportional to d), so the count is c2·d² + c1·d with no constant."""
+    if spending.paper_block:  # 12·L·d², the paper's count (Kaplan et al. 2020): no need to measure it
+        return Quadratic((12, 0, 0), (0, 0, 0))
+    from fractions import Fraction
+
     unit = _clean_width(spending)
     widths = (unit, 2 * unit)
     rows = []
@@ -195,11 +198,11 @@ def quadratic(spending: Spending) -> Quadratic:
     return Quadratic(slope, intercept)
 
 
-def _through(xs, ys) -> tuple[Fraction, Fraction, Fraction]:
-    """Coefficients (c2, c1, 0) of c2·x² + c1·x through two points, exactly."""
+def _through(xs, ys) -> tuple:
+    """Coefficients (c2, c1, 0) of c2·x² + c1·x through two points, exactly (Fraction ys)."""
     (x0, x1), (y0, y1) = xs, ys
     c2 = (y1 / x1 - y0 / x0) / (x1 - x0)
-    return c2, y0 / x0 - c2 * x0, Fraction(0)
+    return c2, y0 / x0 - c2 * x0, y0 * 0  # a zero of the ys' exact type
 
 
 # ---- the threshold rule for any block --------------------------------------------------------------

@@ -67,3 +67,17 @@ def test_vectorized_counts_follow_the_convention():
     assert row["flops_per_token"] == 6 * 12 * 12 * 768**2 + 12 * 12 * 2048 * 768
     assert row["kv_bytes_per_token"] == 2 * 12 * 768 * 2
     assert row["tp_sizes"] == [t for t in range(1, 13) if 12 % t == 0]
+
+
+def test_many_uneven_shapes_do_not_flood_stderr():
+    """100 distinct widths not divisible by their heads: 20 warnings one by one, then one line for the other 80."""
+    from depthwidth.cli import WARN_EACH
+
+    lines = [f"12x{1000 + 3 * i}x16" for i in range(100)]  # 1000 + 3i is odd or not a multiple of 16 for every i < 100
+    assert all((1000 + 3 * i) % 16 for i in range(100))
+    proc = subprocess.run([sys.executable, "-m", "depthwidth", "bounds", "-", "--format", "csv"], input="\n".join(lines),
+                          capture_output=True, text=True)
+    assert proc.returncode == 0
+    warnings = proc.stderr.strip().splitlines()
+    assert len(warnings) == WARN_EACH + 1 == 21
+    assert f"and {100 - WARN_EACH} more shapes" in warnings[-1]
