@@ -489,13 +489,10 @@ def theory_for(budget: int, spending: Spending) -> Theory:
     return theory
 
 
-def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "params") -> Plan:
-    """Minimal depth by the threshold rule, the recommended shape of the chosen rule, and
-    candidate shapes, every one valid under the constraints."""
-    options = options or PlanOptions()
-    spending, constraints = options.spending, options.constraints
-    theory = theory_for(budget, spending)
-    depth, model = theory.min_depth, theory.model
+def planned_shape(budget: int, spending: Spending, constraints: Constraints, theory: Theory) -> Snapped:
+    """The minimal depth's shape: the depth is the theory's answer, so only the width moves, to the
+    valid width nearest the budget that keeps 3^(L-1) < width <= 3^L (else the nearest valid one)."""
+    depth = theory.min_depth
     low = 3 ** (depth - 1) + 1 if depth > 1 else 2
     planned = snap_width(budget, spending, constraints, depth, theory.width_exact, lo=low, hi=3**depth)
     if planned is None or abs(planned.deviation) > FAR_FROM_BUDGET:
@@ -506,12 +503,27 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     step = width_step(constraints, spending.head_dim)
     if planned is None or (abs(planned.deviation) > FAR_FROM_BUDGET and theory.width_exact > 2 * step):
         raise no_valid_shape(spending, constraints, depth, theory.width_exact)
+    return planned
+
+
+def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "params") -> Plan:
+    """Minimal depth by the threshold rule, the recommended shape of the chosen rule, and
+    candidate shapes, every one valid under the constraints."""
+    options = options or PlanOptions()
+    spending, constraints = options.spending, options.constraints
+    theory = theory_for(budget, spending)
+    depth, model = theory.min_depth, theory.model
+    planned = planned_shape(budget, spending, constraints, theory)
+    step = width_step(constraints, spending.head_dim)
     rule = chosen_rule(options)
     width_at_depth = lambda L: model.width(budget, L)
     optimum = rule.recommend(budget, width_at_depth)
     target = optimum[0] if optimum else depth
-    recommended = rule_shape(budget, spending, constraints, optimum, lowest=depth) \
-        or snap_depth(budget, spending, constraints, model, target, lowest=depth)
+    if optimum is None:  # the threshold rule itself: its recommendation is the planned shape
+        recommended = planned
+    else:
+        recommended = rule_shape(budget, spending, constraints, optimum, lowest=depth) \
+            or snap_depth(budget, spending, constraints, model, target, lowest=depth)
     if recommended is None or (abs(recommended.deviation) > FAR_FROM_BUDGET and theory.width_exact > 2 * step):
         raise no_valid_shape(spending, constraints, round(target), width_at_depth(target))
     candidates = []
@@ -670,7 +682,7 @@ def rule_shapes(budget: int, options: PlanOptions | None = None) -> list[RuleSha
             optimum = rule.recommend(budget, width_at_depth)
             if optimum is None:  # the theory row: the minimal depth itself
                 optimum = (theory.min_depth_exact, theory.width_exact)
-                snapped = snap_depth(budget, spending, constraints, theory.model, theory.min_depth, lowest=theory.min_depth)
+                snapped = planned_shape(budget, spending, constraints, theory)  # the same shape `plan` prints
             else:
                 snapped = rule_shape(budget, spending, constraints, optimum) \
                     or snap_depth(budget, spending, constraints, theory.model, optimum[0])

@@ -144,3 +144,11 @@ def test_sweep_export_writes_one_config_per_row_and_inspect_reads_them_back(tmp_
         assert back["params_real"] == row["params_real"]
     again = cli("sweep", "--params", "1e9", "--count", "3", "--export", "hf-llama", "--out", str(out))
     assert again.returncode == 2 and again.stdout == ""
+
+
+def test_threshold_rule_recommends_the_planned_shape():
+    """The theory's answer is the minimal depth: 8x3200 for 1e9 (12·8·9^8 >= 1e9; 3200 = 25·128)."""
+    [record] = json.loads(cli("plan", "--params", "1e9", "--rule", "threshold", "--format", "json").stdout)
+    assert (record["recommended_depth"], record["recommended_width"]) == (record["min_depth"], record["width"]) == (8, 3200)
+    rows = {r["rule"]: r for r in json.loads(cli("plan", "--params", "1e9", "--rules", "--format", "json").stdout)}
+    assert (rows["threshold"]["depth"], rows["threshold"]["width"]) == (8, 3200)
