@@ -420,12 +420,18 @@ def resolve_shapes(texts: list[str], heads: Optional[int]) -> list:
     from .shapes import resolve_shape
 
     shapes = [resolve_shape(t, heads) for t in texts]
-    uneven = list(dict.fromkeys((s.width, s.heads) for s in shapes if s.width % s.heads))
-    for width, count in uneven[:WARN_EACH]:
-        _warn(f"width {width} is not divisible by {count} heads (head dimension {width / count:.2f})")
-    if len(uneven) > WARN_EACH:  # one line for the rest: thousands of stdin shapes must not flood stderr
-        _warn(f"... and {len(uneven) - WARN_EACH:,} more shapes whose width is not divisible by their heads")
+    warn_uneven(dict.fromkeys((s.width, s.heads) for s in shapes if s.width % s.heads))
     return shapes
+
+
+def warn_uneven(pairs) -> None:
+    """Warn for (width, heads) pairs whose heads do not divide the width: WARN_EACH one by one,
+    then one line for the rest (thousands of stdin shapes must not flood stderr)."""
+    pairs = list(pairs)
+    for width, count in pairs[:WARN_EACH]:
+        _warn(f"width {width} is not divisible by {count} heads (head dimension {width / count:.2f})")
+    if len(pairs) > WARN_EACH:
+        _warn(f"... and {len(pairs) - WARN_EACH:,} more shapes whose width is not divisible by their heads")
 
 
 def check_heads(heads: Optional[int]) -> None:
@@ -690,22 +696,26 @@ def bounds(
         raise InputError("arguments", "(none)", "expected shapes such as 12x768, '-' for stdin, or --depth and --width for a grid")
     from .render import bounds_tables, emit
     from .reports import block_for, shape_record
-    from .shapes import is_shape_text
+    from .shapes import parse_shape_arrays
     from .theory import bounds as shape_bounds
 
     texts = expand_stdin(shapes)
+    many = len(texts) >= VECTOR_ROWS and (format.value != "table" or field is not None) and tp is None and multiple is None
+    arrays = parse_shape_arrays(texts, heads) if many else None
+    if arrays is not None:  # many valid bare shapes: parsed, computed and spelled column-wise
+        return _bounds_list(*arrays, format.value, field, c2_reading.value)
     resolved = resolve_shapes(texts, heads)
     warn_constraints([(t.strip(), block_for(t, r), r.heads) for t, r in zip(texts, resolved)], tp, multiple)
-    if len(texts) >= VECTOR_ROWS and (format.value != "table" or field is not None) and all(map(is_shape_text, texts)):
-        return _bounds_list(resolved, format.value, field, c2_reading.value)  # many bare shapes: the vectorized path
     records = [shape_record(shape_bounds(s.depth, s.width, s.heads, c2_reading.value), block_for(t, s)) for t, s in zip(texts, resolved)]
     emit(records, format.value, field, bounds_tables)
 
 
-def _bounds_list(shapes, fmt: str, field: Optional[str], reading: str) -> None:
+def _bounds_list(depths, widths, heads, fmt: str, field: Optional[str], reading: str) -> None:
     """Many bare shapes (``bounds -`` from a file): shape records built and spelled column-wise,
-    the same bytes as the scalar records."""
+    the same bytes (and the same warnings) as the scalar records."""
     import dataclasses
+
+    import numpy as np
 
     from .render import stream_grid
     from .reports import ShapeRecord, shape_list_chunks
@@ -713,8 +723,9 @@ def _bounds_list(shapes, fmt: str, field: Optional[str], reading: str) -> None:
     columns = [f.name for f in dataclasses.fields(ShapeRecord)]
     if field is not None and field not in columns:
         raise InputError("--field", field, "expected one of " + ", ".join(columns))
-    depths, widths, heads = zip(*((s.depth, s.width, s.heads) for s in shapes))
-    stream_grid(shape_list_chunks(depths, widths, heads, reading), fmt, field, sys.stdout, len(shapes), columns)
+    uneven = np.flatnonzero(widths % heads)
+    warn_uneven(dict.fromkeys(zip(widths[uneven].tolist(), heads[uneven].tolist())))
+    stream_grid(shape_list_chunks(depths, widths, heads, reading), fmt, field, sys.stdout, depths.size, columns)
 
 
 def _bounds_grid(depth: str, width: str, heads: Optional[int], fmt: str, field: Optional[str], reading: str = "consistent") -> None:

@@ -72,9 +72,24 @@ def parse_shape(text: str, heads: int | None = None) -> Shape:
     return make_shape(depth, width, heads if heads is not None else given, text)
 
 
-def is_shape_text(text) -> bool:
-    """Whether ``text`` is written LxD[xH] (not a model name)."""
-    return isinstance(text, str) and _SHAPE.fullmatch(text.strip()) is not None
+def parse_shape_arrays(texts: list[str], heads: int | None = None):
+    """Many ``LxD[xH]`` texts at once, as int64 arrays (depths, widths, heads), or None when any
+    text is not a valid bare shape (the caller then parses one by one for the exact error)."""
+    import numpy as np
+
+    matches = [_SHAPE.fullmatch(t.strip()) if isinstance(t, str) else None for t in texts]
+    if not all(matches) or any(len(m[1]) > 15 or len(m[2]) > 16 or (m[3] and len(m[3]) > 16) for m in matches):
+        return None
+    depth = np.array([int(m[1]) for m in matches], dtype=np.int64)
+    width = np.array([int(m[2]) for m in matches], dtype=np.int64)
+    if heads is not None:
+        head = np.full(width.shape, heads, dtype=np.int64)
+    else:
+        given = np.array([int(m[3]) if m[3] else 0 for m in matches], dtype=np.int64)
+        head = np.where(given > 0, given, default_heads(width, xp=np))
+    if ((depth < 1) | (depth > MAX_DEPTH) | (width < 2) | (width > MAX_WIDTH) | (head < 1) | (head >= width)).any():
+        return None
+    return depth, width, head
 
 
 def resolve_shape(text: str, heads: int | None = None) -> Shape:

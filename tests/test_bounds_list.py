@@ -80,3 +80,22 @@ def test_many_uneven_shapes_do_not_flood_stderr():
     warnings = proc.stderr.strip().splitlines()
     assert len(warnings) == WARN_EACH + 1 == 21
     assert f"and {100 - WARN_EACH} more shapes" in warnings[-1]
+
+
+@pytest.mark.parametrize("bad, message", [("12x0", "width must be"), ("6x10x10", "heads must be"), ("bert-bas", "did you mean")])
+def test_a_bad_line_among_many_names_its_line(bad, message):
+    lines = ["12x768"] * 100
+    lines[56] = bad
+    proc = subprocess.run([sys.executable, "-m", "depthwidth", "bounds", "-", "--format", "csv"], input="\n".join(lines),
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stdout == ""
+    [line] = proc.stderr.strip().splitlines()
+    assert message in line and (bad == "bert-bas" or "standard input line 57" in line)
+
+
+def test_many_lines_with_a_model_name_take_the_scalar_path_with_its_block():
+    import json
+
+    lines = ["12x768x12"] * 80 + ["gpt2-xl"]
+    rows = [json.loads(r) for r in _cli(["bounds", "-", "--format", "jsonl"], input="\n".join(lines)).splitlines()]
+    assert len(rows) == 81 and rows[-1]["tp_sizes"] == [1, 5, 25] and rows[0]["tp_sizes"] == [1, 2, 3, 4, 6, 12]
