@@ -124,11 +124,13 @@ def shape_record(record: Bounds, arch=None) -> ShapeRecord:
 def block_for(text: str, shape):
     """The block a shape argument names: a catalogue model's own block (at its own heads), else vanilla."""
     from .blocks import vanilla
-    from .catalog import find
 
-    model = find(text)
-    if model is not None and model.heads == shape.heads:
-        return model.architecture
+    if not (isinstance(text, str) and text.strip()[:1].isdigit()):  # a name, not LxD[xH]: only names need the catalogue
+        from .catalog import find
+
+        model = find(text)
+        if model is not None and model.heads == shape.heads:
+            return model.architecture
     return vanilla(shape.depth, shape.width, shape.heads)
 
 
