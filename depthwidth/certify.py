@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from .errors import InputError
+from .hardware import is_prime
 from .theory import CONSISTENT, LN3, bounds, check_reading, log3_sep_upper_efficient, log3_sep_upper_inefficient
 
 DEFAULT_PRIME = 2**31 - 1  # the Mersenne prime M31, the largest prime below 2^31
@@ -88,29 +89,6 @@ class Certificate:
 
 
 # ---- limits ----------------------------------------------------------------------------------
-
-def is_prime(n: int) -> bool:
-    """Deterministic Miller-Rabin: the bases 2, 3, 5, 7 decide every n < 3,215,031,751."""
-    if n < 2:
-        return False
-    for small in (2, 3, 5, 7):
-        if n % small == 0:
-            return n == small
-    odd, twos = n - 1, 0
-    while odd % 2 == 0:
-        odd, twos = odd // 2, twos + 1
-    for base in (2, 3, 5, 7):
-        x = pow(base, odd, n)
-        if x in (1, n - 1):
-            continue
-        for _ in range(twos - 1):
-            x = x * x % n
-            if x == n - 1:
-                break
-        else:
-            return False
-    return True
-
 
 def head_dim(width: int, heads: int) -> int:
     """d_a = d // H (the paper's d_x / H; floored when H does not divide d)."""
