@@ -650,16 +650,6 @@ class RuleShape:
     notes: tuple[str, ...]
 
 
-def _crossing(rising, falling, lo: float = 1.0, hi: float = 1e6) -> float:
-    """The real L where an increasing function of L meets a decreasing one (bisection in log L)."""
-    if rising(lo) >= falling(lo):
-        return lo
-    for _ in range(200):
-        mid = math.sqrt(lo * hi)
-        lo, hi = (mid, hi) if rising(mid) < falling(mid) else (lo, mid)
-    return lo
-
-
 def rule_shapes(budget: int, options: PlanOptions | None = None) -> list[RuleShape]:
     """Every registry rule (and the user's rule file) for one budget, side by side with the theory."""
     from .rules import REGISTRY, rule_from_file
@@ -673,8 +663,8 @@ def rule_shapes(budget: int, options: PlanOptions | None = None) -> list[RuleSha
     for rule in rules:
         notes = list(rule.notes) if rule.notes else []
         if rule.kind == "guard":
-            depth = _crossing(lambda L: L / rule.max_depth(width_at_depth(L)), lambda L: 1.0)
-            optimum = (depth, width_at_depth(depth))
+            optimum = rule.guard_crossing(width_at_depth)
+            depth = optimum[0]
             notes.insert(0, f"a guard, not a recommendation: at this budget, depths above {depth:.1f} exceed the rule's "
                             f"maximum depth for their width")
             snapped = snap_depth(budget, spending, constraints, theory.model, max(1.0, math.floor(depth)))

@@ -120,6 +120,14 @@ class Rule:
         depth = _crossing(self._log_width, width_at_depth)
         return depth, float(width_at_depth(depth))
 
+    def guard_crossing(self, width_at_depth: Callable[[float], float]) -> tuple[float, float] | None:
+        """Guards: the real depth L where L = max_depth(width_at_depth(L)), the deepest shape of the
+        budget the guard allows, and its width; else None."""
+        if self.kind != GUARD:
+            return None
+        depth = _root(lambda L: L - self.max_depth(width_at_depth(L)))
+        return depth, float(width_at_depth(depth))
+
     def _power_size(self, budget: float) -> float:
         """The size N the power law was fitted on: the budget, or its compute-optimal FLOPs C = 120·N²."""
         if "flops_per_param2" in self.constants:
@@ -177,10 +185,12 @@ class Rule:
 
 
 def _crossing(log_rule_width: Callable[[float], float], width_at_depth: Callable[[float], float]) -> float:
-    """The depth L >= 1 where ln g(L) = ln width_at_depth(L): bisection on the increasing difference."""
-    def gap(L: float) -> float:
-        return log_rule_width(L) - math.log(width_at_depth(L))
+    """The depth L >= 1 where ln g(L) = ln width_at_depth(L)."""
+    return _root(lambda L: log_rule_width(L) - math.log(width_at_depth(L)))
 
+
+def _root(gap: Callable[[float], float]) -> float:
+    """The depth L >= 1 where an increasing ``gap`` of L crosses 0 (1 when it starts above): bisection."""
     low, high = 1.0, 2.0
     if gap(low) >= 0:
         return low  # the rule's width exceeds the budget's already at one layer
