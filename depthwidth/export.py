@@ -29,6 +29,7 @@ import json
 import os
 import shutil
 import secrets
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 from .blocks import DEFAULT_CONTEXT, Architecture, params_active, params_embedding, params_nonembedding, preset
@@ -295,16 +296,10 @@ def write_config(config: dict, out: str, force: bool = False) -> str:
         return path
     _need_parent(out, directory)
     staging = _staging_dir(directory, ".tmp")
-    try:
+    with _undone_on_failure(lambda: shutil.rmtree(staging, ignore_errors=True), out):
         with open(os.path.join(staging, CONFIG_NAME), "wb") as file:
             file.write(data)
         os.rename(staging, directory)
-    except OSError as err:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise InputError("--out", out, f"cannot write it ({err.strerror or err})") from None
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return path
 
 
@@ -337,15 +332,23 @@ def _staging_file(path: str) -> tuple[int, str]:
 def _replace_file(data: bytes, path: str, out: str) -> None:
     """Write ``data`` to a temporary file beside ``path``, then rename it over ``path``."""
     handle, staging = _staging_file(path)
-    try:
+    with _undone_on_failure(lambda: _remove(staging), out):
         with os.fdopen(handle, "wb") as file:
             file.write(data)
         os.replace(staging, path)
+
+
+@contextmanager
+def _undone_on_failure(cleanup, out: str):
+    """Run ``cleanup`` (remove the staging copy) if the block fails; an OSError becomes one line
+    naming --out, anything else (Ctrl-C) propagates."""
+    try:
+        yield
     except OSError as err:
-        _remove(staging)
+        cleanup()
         raise InputError("--out", out, f"cannot write it ({err.strerror or err})") from None
     except BaseException:
-        _remove(staging)
+        cleanup()
         raise
 
 
@@ -392,7 +395,7 @@ def write_configs(archs: list[tuple[str, Architecture]], fmt: str, out_dir: str,
                                        "--force replaces only those: choose a new or empty directory")
     name = os.path.basename(target_dir)
     staging = _staging_dir(target_dir, ".tmp")
-    try:
+    with _undone_on_failure(lambda: shutil.rmtree(staging, ignore_errors=True), out):
         for row_id, data in configs:
             os.mkdir(os.path.join(staging, row_id))
             with open(os.path.join(staging, row_id, CONFIG_NAME), "wb") as file:
@@ -415,12 +418,6 @@ def write_configs(archs: list[tuple[str, Architecture]], fmt: str, out_dir: str,
             shutil.rmtree(old, ignore_errors=True)
         else:
             os.replace(staging, target_dir)  # replaces an empty directory, creates a missing one
-    except OSError as err:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise InputError("--out", out, f"cannot write it ({err.strerror or err})") from None
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return [os.path.join(out_dir, row_id, CONFIG_NAME) for row_id in ids]
 
 
