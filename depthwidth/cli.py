@@ -705,8 +705,9 @@ def bounds(
     if arrays is not None:  # many valid bare shapes: parsed, computed and spelled column-wise
         return _bounds_list(*arrays, format.value, field, c2_reading.value)
     resolved = resolve_shapes(texts, heads)
-    warn_constraints([(t.strip(), block_for(t, r), r.heads) for t, r in zip(texts, resolved)], tp, multiple)
-    records = [shape_record(shape_bounds(s.depth, s.width, s.heads, c2_reading.value), block_for(t, s)) for t, s in zip(texts, resolved)]
+    blocks = [block_for(t, s) for t, s in zip(texts, resolved)]
+    warn_constraints([(t.strip(), arch, s.heads) for t, arch, s in zip(texts, blocks, resolved)], tp, multiple)
+    records = [shape_record(shape_bounds(s.depth, s.width, s.heads, c2_reading.value), arch) for s, arch in zip(resolved, blocks)]
     emit(records, format.value, field, bounds_tables)
 
 
