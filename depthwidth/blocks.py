@@ -40,7 +40,7 @@ stack, which keeps no cache.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from .errors import InputError
 
@@ -373,8 +373,3 @@ def preset(name: str) -> Preset:
     if found is None:
         raise InputError("--arch", name, "expected one of " + ", ".join(PRESETS))
     return found
-
-
-def with_overrides(arch: Architecture, **changes) -> Architecture:
-    """A copy of ``arch`` with some fields changed (dataclasses.replace)."""
-    return replace(arch, **changes)

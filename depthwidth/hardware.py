@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 TP_LIMIT = 128  # tp_sizes lists degrees up to this
 DEFAULT_MULTIPLE = 128
-DEFAULT_VOCAB_MULTIPLE = 128
 
 
 @dataclass(frozen=True)
@@ -130,8 +129,3 @@ def width_step(constraints: Constraints, head_dim: int) -> int:
     from math import lcm
 
     return lcm(constraints.multiple or 1, head_dim)
-
-
-def padded_vocab(vocab: int, multiple: int = DEFAULT_VOCAB_MULTIPLE) -> int:
-    """Vocabulary rounded up to a multiple (GPT-2's 50257 -> 50304 at 128)."""
-    return -(-vocab // multiple) * multiple
