@@ -12,9 +12,11 @@ COST_FIELDS = ("tokens", "train_flops_per_token", "train_flops", "train_gpu_hour
                "weights_bytes_per_gpu", "gradients_bytes_per_gpu", "optimizer_bytes_per_gpu", "activations_bytes_per_gpu",
                "train_memory_per_gpu_bytes", "fits_on_gpu", "kv_cache_bytes_per_sequence", "inference_memory_bytes")
 NEED_TOKENS = ("tokens", "train_flops", "train_gpu_hours", "train_days")
-# The cost fields a plan repeats for its recommended shape (``recommended_`` + name).
-RECOMMENDED_FIELDS = ("train_flops", "train_gpu_hours", "train_days", "train_memory_per_gpu_bytes", "fits_on_gpu",
-                      "kv_cache_bytes_per_sequence")
+# The run fields issue 23 puts on every shape record with a training length: a sweep row's costs,
+# and (without ``tokens``) the ones a plan repeats for its recommended shape (``recommended_`` + name).
+RUN_FIELDS = ("tokens", "train_flops", "train_gpu_hours", "train_days", "train_memory_per_gpu_bytes", "fits_on_gpu",
+              "kv_cache_bytes_per_sequence")
+RECOMMENDED_FIELDS = RUN_FIELDS[1:]
 
 
 def cost_fields(costs, tokens_given: bool = True) -> dict:
@@ -26,7 +28,7 @@ def cost_fields(costs, tokens_given: bool = True) -> dict:
     return out
 
 
-def empty_cost_fields(note: str | None = None) -> dict:
+def empty_cost_fields() -> dict:
     """Every cost field None: a shape whose layout is unknown cannot be costed."""
     return dict.fromkeys(COST_FIELDS)
 

@@ -7,10 +7,8 @@ from __future__ import annotations
 
 from dataclasses import field, fields, make_dataclass
 
+from .run_records import RUN_FIELDS as COST_FIELDS
 from .sweep import SweepRow, SweepRows
-
-COST_FIELDS = ("tokens", "train_flops", "train_gpu_hours", "train_days", "train_memory_per_gpu_bytes", "fits_on_gpu",
-               "kv_cache_bytes_per_sequence")
 
 
 # A sweep row with its training run's costs (``costs.RunCosts`` fields of the same names): ``tokens``

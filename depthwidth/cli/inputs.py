@@ -84,6 +84,18 @@ def expand_stdin(values: list[str]) -> list[str]:
     return out
 
 
+def bounded_number(text: str, option: str, highest: float, accepted: str) -> float:
+    """A number option read as text (a float option would make Typer load Pydantic): above 0 and at
+    most ``highest``, else an InputError naming the option and ``accepted``."""
+    try:
+        number = float(text) if text.strip().isascii() else None
+    except ValueError:
+        number = None
+    if number is None or not 0 < number <= highest:
+        raise InputError(option, text, accepted)
+    return number
+
+
 def check_list_rows(count: int, what: str, value: str, kind: str) -> None:
     """Records computed one by one stop at MAX_LIST_ROWS, before any is computed."""
     if count > MAX_LIST_ROWS:
@@ -169,13 +181,7 @@ def plan_options(arch, kv_heads, head_dim, ffn_mult, gated, experts, top_k, voca
     if name not in PRESETS:
         raise InputError("--arch", arch, "expected one of " + ", ".join(PRESETS))
     if ffn_mult is not None:
-        text = ffn_mult
-        try:
-            ffn_mult = float(text) if text.strip().isascii() else None
-        except ValueError:
-            ffn_mult = None
-        if ffn_mult is None or not 0 < ffn_mult <= 64:
-            raise InputError("--ffn-mult", text, "expected a positive multiplier up to 64, such as 1.3")
+        ffn_mult = bounded_number(ffn_mult, "--ffn-mult", 64, "expected a positive multiplier up to 64, such as 1.3")
     given = dict(kv_heads=kv_heads, head_dim=head_dim, ffn_mult=ffn_mult, gated=gated, experts=experts, top_k=top_k,
                  vocab=vocab, tied=tied)
     overrides = tuple(sorted((k, v) for k, v in given.items() if v is not None))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from ..errors import InputError
-from .inputs import budgets, check_list_rows, expand_stdin, parse_each
+from .inputs import bounded_number, budgets, check_list_rows, expand_stdin, parse_each
 
 
 @dataclass(frozen=True)
@@ -73,13 +73,7 @@ def run_spec(tokens=None, gpu="h100", gpus=None, tp=1, pp=1, zero=1, recompute="
     from ..costs import RunSpec
 
     if isinstance(mfu, str):  # a text option (a float option would load Pydantic): parsed here
-        text = mfu
-        try:
-            mfu = float(text) if text.strip().isascii() else None
-        except ValueError:
-            mfu = None
-        if mfu is None or not 0 < mfu <= 1:
-            raise InputError("--mfu", text, "expected a model FLOPs utilization above 0 and at most 1, such as 0.4")
+        mfu = bounded_number(mfu, "--mfu", 1, "expected a model FLOPs utilization above 0 and at most 1, such as 0.4")
     return RunSpec(tokens=tokens, gpu=gpu.strip().lower(), gpus=gpus, tp=tp, pp=pp, zero=zero,
                    recompute=str(getattr(recompute, "value", recompute)).strip().lower(), mfu=mfu, context=context, batch=batch)
 
