@@ -79,12 +79,13 @@ def verdict(value: float, limit: float, higher_is_better: bool = False) -> str:
 
 
 def line(label: str, figure: str, target: str = "", word: str = "") -> None:
-    print(f"  {label:<54} {figure:>24}   {target:<16} {word}".rstrip())
+    print(f"  {label:<54} {figure:>32}   {target:<16} {word}".rstrip())
 
 
 def startup(exe: list[str], env: dict) -> None:
     print(f"\nStartup: median wall of {RUNS} runs after one warm-up, rounds interleaved")
     commands = {
+        "interpreter": [sys.executable, "-c", "pass"],  # what every Python call pays here, site's .pth files included
         "floor": [sys.executable, "-c", "import typer"],
         "plan": exe + ["plan", "--params", "1e9"],
         "help": exe + ["--help"],
@@ -97,12 +98,14 @@ def startup(exe: list[str], env: dict) -> None:
         for fmt in ("json", "jsonl")}
     walls = median_walls({**commands, **json_commands}, env)
     floor = walls["floor"]
+    line('python -c "pass" (the interpreter, for information)', f"{walls['interpreter'] * 1e3:.1f} ms")
     line('python -c "import typer" (the floor)', f"{floor * 1e3:.1f} ms")
+    print(f"  {'':<54} {'(ms above the floor)':>32}")
     for name, label, limit in (("plan", "depthwidth plan --params 1e9", 1.5),
                                *((name, f"depthwidth {name.split()[0]} ... --format {name.split()[1]}", 1.5) for name in json_commands),
                                ("help", "depthwidth --help", None), ("version", "depthwidth --version", None)):
         ratio = walls[name] / floor
-        line(label, f"{walls[name] * 1e3:.1f} ms = {ratio:.2f}x floor",
+        line(label, f"{walls[name] * 1e3:.1f} ms = {ratio:.2f}x floor (+{(walls[name] - floor) * 1e3:.0f})",
              f"<= {limit:g}x floor" if limit else "(no target)", verdict(ratio, limit) if limit else "")
     if os.environ.get("PYTHONDONTWRITEBYTECODE"):
         inherited = median_walls({"floor": commands["floor"], "plan": commands["plan"]}, child_env(None))

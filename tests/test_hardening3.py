@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from test_cli import ROOT
+from conftest import ROOT
 
 MEMORY_LIMIT = 2 * 1024**3  # address space of a child: a read without bound of /dev/zero passes it in seconds
 

@@ -24,7 +24,7 @@ import pytest
 from depthwidth.evidence import depth_band
 from depthwidth.planner import PlanOptions, Spending, plan
 from depthwidth.theory import min_depth
-from test_cli import run
+from conftest import run
 
 H100_BF16 = 989.5e12
 

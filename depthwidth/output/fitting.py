@@ -60,13 +60,26 @@ class FittedTable:
         self.rows = [[literal(cell) for cell in row] for row in rows]
         self.right = right
         self.show_header = show_header
+        self._measured: dict = {}  # (measure, column) -> width: the layout asks for each many times
+
+    def _measure(self, kind: str, i: int, compute) -> int:
+        key = (kind, i)
+        if key not in self._measured:
+            self._measured[key] = compute(i)
+        return self._measured[key]
 
     # the widths of one column: natural (one line per cell) and the least that cuts no number
     def _natural(self, i: int) -> int:
+        return self._measure("natural", i, self._natural_width)
+
+    def _least(self, i: int) -> int:
+        return self._measure("least", i, self._least_width)
+
+    def _natural_width(self, i: int) -> int:
         cells = [self.headers[i]] * self.show_header + [row[i] for row in self.rows]
         return _longest(line for cell in cells for line in _lines(cell))
 
-    def _least(self, i: int) -> int:
+    def _least_width(self, i: int) -> int:
         header = _longest(self.headers[i].plain.split()) if self.show_header else 0
         if self.names[i] in self.right:
             return max(header, _longest(line for row in self.rows for line in _lines(row[i])))
@@ -92,7 +105,7 @@ class FittedTable:
 
     def _comfortable(self, i: int) -> int:
         """The least width at which a text column still reads well (COMFORT_WIDTH)."""
-        return max(self._least(i), min(self._natural(i), COMFORT_WIDTH))
+        return self._measure("comfortable", i, lambda i: max(self._least(i), min(self._natural(i), COMFORT_WIDTH)))
 
     def _fold(self, indices, width: int, floor):
         """Widths for these columns within ``width`` (widest columns shrink first, none below

@@ -62,7 +62,6 @@ def command(
     from ...output import emit
     from ...output.tables import plan_rules_tables, plan_tables
     from ...planner import plan as make_plan
-    from ...rule_table import rule_shapes
     from ..training import budgets_with_tokens, run_spec
 
     given = budgets_with_tokens(params, flops, tokens)
@@ -78,6 +77,8 @@ def command(
         warn(f"{len(given.values):,} budgets planned one at a time (a few ms each, with rules and candidates); "
              "--brief gives the threshold rule's answer for all of them at once")
     if rules:
+        from ...rule_table import rule_shapes
+
         return emit([row for b in given.values for row in rule_shapes(b, options)], format.value, field, plan_rules_tables)
     plans = [make_plan(b, options, given.source, t) for b, t in zip(given.values, given.tokens)]
     lines = []
