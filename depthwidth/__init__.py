@@ -19,7 +19,7 @@ __all__ = ["bounds", "bounds_grid", "regime", "threshold_depth", "replicate_widt
 _HOMES = {
     "bounds": "theory", "bounds_grid": "theory", "regime": "theory", "threshold_depth": "theory",
     "replicate_width": "solver", "surpass_width": "solver", "equivalence": "solver", "compare_shapes": "solver",
-    "plan": "planner", "min_depth": "theory", "min_depth_exact": "theory", "empirical_optimum": "planner",
+    "plan": "planner", "min_depth": "theory", "min_depth_exact": "theory", "empirical_optimum": "rules",
     "PlanOptions": "planner", "Spending": "planner", "plan_architecture": "planner", "rule_shapes": "rule_table",
     "Architecture": "blocks", "preset": "blocks", "params_nonembedding": "blocks",
     "params_active": "blocks", "params_embedding": "blocks", "flops_per_token": "blocks", "kv_bytes_per_token": "blocks",

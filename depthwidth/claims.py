@@ -61,7 +61,8 @@ def _levine_fit() -> tuple[float, float]:
 
 def claims() -> list[Claim]:
     """Every claim, recomputed now."""
-    from .planner import empirical_optimum, min_depth, min_depth_exact
+    from .rules import empirical_optimum
+    from .theory import min_depth, min_depth_exact
     from .solver import replicate_width
     from .theory import EFFICIENT, LOG3_2, bounds, regime, threshold_depth
 

@@ -31,14 +31,6 @@ from .theory import CONSISTENT, THRESHOLD, bounds, compare_pow3, min_depth, min_
 MAX_PLAN_WIDTH = MAX_WIDTH
 
 
-def empirical_optimum(budget: float) -> tuple[float, float]:
-    """(depth, width) of the Levine et al. NeurIPS fit (``rules.py``, 'levine-fit') for the paper's
-    block N = 12·L·d²."""
-    from .rules import get_rule
-
-    return get_rule("levine-fit").recommend(budget, lambda depth: width_for(budget, depth))
-
-
 # ---- the plan record ---------------------------------------------------------------------------
 
 @dataclass(frozen=True)

@@ -190,7 +190,8 @@ def phase_figure(budgets=DEFAULT_BUDGETS, models=DEFAULT_MODELS, shapes=(), rule
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
     from .evidence import depth_band
-    from .planner import empirical_optimum, min_depth, min_depth_exact, width_for
+    from .rules import empirical_optimum
+    from .theory import min_depth, min_depth_exact, width_for
     from .rules import get_rule
     from .theory import threshold_depth
 

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .hardware import tp_sizes
-from .planner import empirical_optimum, min_depth
+from .rules import empirical_optimum
 from .shape_record import ShapeRecord, block_fields, fractional_heads_note, shape_record  # noqa: F401 (the records' home)
-from .theory import bounds
+from .theory import bounds, min_depth
 
 
 def shape_list_chunks(depths, widths, heads, reading: str, rows_per_chunk: int = 1 << 16):

@@ -441,6 +441,13 @@ def get_rule(name: str) -> Rule:
         raise InputError("rule", name, "expected one of " + ", ".join(REGISTRY)) from None
 
 
+def empirical_optimum(budget: float) -> tuple[float, float]:
+    """(depth, width) of the Levine et al. NeurIPS fit ('levine-fit') for the paper's block N = 12·L·d²."""
+    from .theory import width_for
+
+    return REGISTRY["levine-fit"].recommend(budget, lambda depth: width_for(budget, depth))
+
+
 def shape_positions(depth: float, width: float, budget: float, skip: tuple[str, ...] = ()) -> tuple[str, ...]:
     """Notes on where a shape sits against each registered rule (compare, inspect, models).
 

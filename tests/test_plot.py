@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("matplotlib")
 
 from depthwidth.errors import InputError
-from depthwidth.planner import empirical_optimum
+from depthwidth.rules import empirical_optimum
 from depthwidth.theory import min_depth_exact, width_for
 from depthwidth.plot import (DEFAULT_BUDGETS, DEFAULT_MODELS, DPI, bounds_figure, phase_figure, require_matplotlib,
                              save_figure)

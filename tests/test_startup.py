@@ -134,3 +134,16 @@ def test_main_builds_only_the_command_it_runs_and_never_loads_pydantic(argv):
 def test_schema_is_where_pydantic_is_loaded():
     """The check above can fail: the schema command does load Pydantic."""
     assert "pydantic" in {m.partition(".")[0] for m in main_modules(["schema", "plan"])}
+
+
+@pytest.mark.parametrize("argv", [["compare", "--deep", "12x768", "--shallow", "6x1086", "--format", "json"],
+                                  ["bounds", "12x768", "--format", "json"], ["equiv", "--deep", "6x1000x16", "--depth", "2,3"]])
+def test_commands_without_a_budget_never_load_the_planner(argv):
+    """The plan record's classes cost ~5 ms to define; a comparison needs only the Levine fit's
+    depth (``rules.empirical_optimum``) and the minimal depth (``theory.min_depth``)."""
+    assert "depthwidth.planner" not in main_modules(argv)
+
+
+def test_plan_loads_the_planner():
+    """The check above can fail."""
+    assert "depthwidth.planner" in main_modules(["plan", "--params", "1e9", "--format", "json"])
