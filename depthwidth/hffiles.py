@@ -58,7 +58,8 @@ class _Open(BaseModel):
     model_config = ConfigDict(extra="allow", protected_namespaces=(), frozen=True)
 
 
-_ROLE_FIELDS = {key: (Optional[_whole(0 if keys is EXPERTS_KEYS else 1)], None) for keys in ROLES for key in keys}
+Count, CountOrZero = Optional[_whole(1)], Optional[_whole(0)]
+_ROLE_FIELDS = {key: (CountOrZero if keys is EXPERTS_KEYS else Count, None) for keys in ROLES for key in keys}
 ConfigFile = create_model(
     "ConfigFile", __base__=_Open, __module__=__name__,
     __doc__="A config.json: each role key (hfread.ROLES: depth, width, heads, ...) a whole number when given "
