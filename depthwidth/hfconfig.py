@@ -218,9 +218,10 @@ def _assumptions(cfg: dict, model_type: str | None) -> list[str]:
 
 
 def inspect_config(cfg: dict, source: str) -> ConfigModel:
-    """Shape, block and counts of a parsed config.json (counts by ``blocks``)."""
-    if not isinstance(cfg, dict):
-        raise InputError("config", source, f"not a JSON object; {EXPECTED}")
+    """Shape, block and counts of a parsed config.json (validated by ``hffiles.ConfigFile``; counts by ``blocks``)."""
+    from .hffiles import check_config
+
+    check_config(cfg, source)
     notes: list[str] = []
     outer: list[str] = []
     given = cfg

@@ -99,11 +99,19 @@ def _first(cfg: dict, keys: tuple[str, ...]) -> tuple[str, object] | None:
     return None
 
 
+def shown(value: object) -> str:
+    """repr() of a config value, cut to 40 characters (the value in an error line)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:36] + "..."
+
+
 def _whole(key: str, value: object, source: str, lowest: int = 1) -> int:
-    """A whole config value from ``lowest`` to 10^15 (bools, floats and strings are rejected)."""
+    """A whole config value from ``lowest`` to 10^15 (bools, floats and strings are rejected).
+
+    The file's role keys were checked by ``hffiles.ConfigFile`` already; this guards what the model
+    does not see: keys read only in some layouts, family defaults, values derived from others."""
     if isinstance(value, bool) or not isinstance(value, int) or not lowest <= value <= MAX_SIZE:
-        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:36] + "..."
-        raise InputError("config", source, f"{key} = {shown} is not a whole number from {lowest} to 10^15; {EXPECTED}")
+        raise InputError("config", source, f"{key} = {shown(value)} is not a whole number from {lowest} to 10^15; {EXPECTED}")
     return value
 
 

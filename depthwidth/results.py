@@ -256,21 +256,20 @@ def trainer_state_path(run_folder: str) -> str | None:
     return os.path.join(run_folder, max(steps)[1], TRAINER_STATE) if steps else None
 
 
-def eval_loss(state_text: str, run_id: str, path: str, metric: str = "last", key: str = "eval_loss") -> float:
-    """The last or lowest ``eval_loss`` of a trainer_state.json's log_history."""
+def eval_loss(state_text: str, run_id: str, path: str, metric: str = "last") -> float:
+    """The last or lowest ``eval_loss`` of a trainer_state.json's log_history (validated by
+    ``hffiles.TrainerState``: a NaN is refused where fit reads a number, kept elsewhere, e.g. a
+    ``grad_norm`` of an overflowing fp16 step)."""
+    from .hffiles import check_trainer_state
+
     try:
-        state = json.loads(state_text, parse_constant=_reject)
-    except ValueError as err:
+        state = json.loads(state_text)
+    except (ValueError, RecursionError) as err:
         raise InputError("run", run_id, f"{path} is not valid JSON ({err})") from None
-    history = state.get("log_history") if isinstance(state, dict) else None
-    if not isinstance(history, list):
-        raise InputError("run", run_id, f"{path} has no log_history list (not a Trainer state?)")
-    values = [entry[key] for entry in history if isinstance(entry, dict) and isinstance(entry.get(key), (int, float))
-              and not isinstance(entry.get(key), bool)]
-    values = [v for v in values if math.isfinite(v)]
+    values = [entry.eval_loss for entry in check_trainer_state(state, run_id, path).log_history if entry.eval_loss is not None]
     if not values:
-        raise InputError("run", run_id, f"{path} has no finite {key} in log_history (was evaluation switched on?)")
-    return float(values[-1] if metric == "last" else min(values))
+        raise InputError("run", run_id, f"{path} has no finite eval_loss in log_history (was evaluation switched on?)")
+    return values[-1] if metric == "last" else min(values)
 
 
 def from_runs_dir(runs_dir: str, sweep: str | None, group_by: str, metric: str):
