@@ -51,6 +51,15 @@ def _whole(lowest: int):
                      _says("a whole number from {lowest} to 10^15", lowest=lowest)]
 
 
+def _flag(value):
+    """A yes/no key: true or false (0 and 1 read the same); "false" as text would read as true."""
+    if value is None or isinstance(value, bool) or (type(value) is int and value in (0, 1)):
+        return value
+    raise PydanticCustomError("depthwidth", "is not true or false")
+
+
+FLAG_KEYS = ("tie_word_embeddings", "is_decoder", "multi_query", "multi_query_attention", "new_decoder_architecture",
+             "sinusoidal_pos_embds")  # read as yes/no by hfconfig and hflayers
 FiniteNumber = Annotated[float, Field(strict=True, allow_inf_nan=False), _says("a finite number")]
 
 
@@ -63,11 +72,12 @@ _ROLE_FIELDS = {key: (CountOrZero if keys is EXPERTS_KEYS else Count, None) for 
 ConfigFile = create_model(
     "ConfigFile", __base__=_Open, __module__=__name__,
     __doc__="A config.json: each role key (hfread.ROLES: depth, width, heads, ...) a whole number when given "
-            "(experts may be 0), architectures a list of strings, model_type a string, a nested language "
+            "(experts may be 0), each yes/no key (FLAG_KEYS) true or false, architectures a list of strings, model_type a string, a nested language "
             "model (hfread.NESTED_KEYS: text_config, ...) a config of its own. Null is as good as absent.",
     **_ROLE_FIELDS,
     architectures=(Optional[Annotated[List[Annotated[str, Field(strict=True)]], _says("a list of strings")]], None),
     model_type=(Optional[Annotated[str, Field(strict=True), _says("a string")]], None),
+    **{key: (Annotated[object, BeforeValidator(_flag)], None) for key in FLAG_KEYS},
     **{key: (Optional[Annotated["ConfigFile", BeforeValidator(_object)]], None) for key in NESTED_KEYS},
 )
 ConfigFile.model_rebuild()

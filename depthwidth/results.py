@@ -83,9 +83,11 @@ def records_of(text: str, source: str, what: str = "results file") -> list[dict]
         try:
             data = json.loads(text, parse_constant=_reject)
             records = data if isinstance(data, list) else _listed(data, source, what)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: absurd nesting ('[' x 10^5)
             try:  # JSONL: one object a line
                 records = [json.loads(line, parse_constant=_reject) for line in text.splitlines() if line.strip()]
+            except RecursionError:
+                raise InputError(what, source, "not valid JSON or JSONL (nested too deeply)") from None
             except ValueError as err:
                 raise InputError(what, source, f"not valid JSON or JSONL ({err})") from None
         if not all(isinstance(r, dict) for r in records):

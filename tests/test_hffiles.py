@@ -89,6 +89,7 @@ BAD_CONFIGS = {
     "model_type": ({**LLAMA, "model_type": 7}, "model_type = 7 is not a string"),
     "long value": ({**LLAMA, "num_attention_heads": [32] * 20},
                    "num_attention_heads = [32, 32, 32, 32, 32, 32, 32, 32, 32,... is not a whole number from 1 to 10^15"),
+    "yes/no as text": ({**LLAMA, "tie_word_embeddings": "false"}, "tie_word_embeddings = 'false' is not true or false"),
     "two problems": ({**LLAMA, "hidden_size": 4096.5, "vocab_size": "32000"},
                      "hidden_size = 4096.5 is not a whole number from 1 to 10^15 (and 1 more problem)"),
 }
@@ -194,3 +195,23 @@ def test_a_missing_log_history_keeps_its_message(tmp_path, run):
     root, victim, path, _ = runs_with(tmp_path, lambda s: s.pop("log_history"))
     line = assert_bad_input(run(["fit", "--runs", str(root)]), None)
     assert line == f"depthwidth: error: bad run {victim!r}: {path} has no log_history list (not a Trainer state?)"
+
+
+def test_a_yes_no_key_reads_true_false_0_and_1_the_same(run, tmp_path):
+    """Untied: the output head adds vocab·width parameters (transformers' lm_head), tied it does not;
+    "false" as text was read as tied before the model refused it."""
+    embedding = LLAMA["vocab_size"] * LLAMA["hidden_size"]
+    counts = {}
+    for value in (True, False, 1, 0):
+        path = tmp_path / f"{value!r}.json"
+        path.write_text(json.dumps({**LLAMA, "tie_word_embeddings": value}))
+        counts[repr(value)] = json.loads(run(["inspect", str(path), "--format", "json"]).stdout)[0]["params_embedding"]
+    assert counts == {"True": embedding, "1": embedding, "False": 2 * embedding, "0": 2 * embedding}
+
+
+def test_a_results_file_nested_too_deeply_is_bad_input(run, tmp_path, monkeypatch):
+    """It was ``internal error: RecursionError`` (exit 1)."""
+    monkeypatch.chdir(tmp_path)  # a short path: a long one is shortened in the line
+    Path("deep.json").write_text("[" * 100_000)
+    line = assert_bad_input(run(["fit", "deep.json"]), None)
+    assert line == "depthwidth: error: bad results file 'deep.json': not valid JSON or JSONL (nested too deeply)"
