@@ -210,6 +210,14 @@ def params_embedding(arch: Architecture) -> int | None:
     return embedding + (0 if arch.tied else arch.vocab * arch.width) + arch.position_params + arch.other_embedding_params
 
 
+def position_table_note(rows: int, width: int | None = None, length: str = "the context, --context") -> str:
+    """The note of a record whose params_embedding holds a learned position table of ``rows`` x ``width``
+    (None: each shape's width; ``length``: the setting that gives the rows)."""
+    across = "the width of each shape" if width is None else f"{width:,}"
+    return (f"learned position table of {rows:,} rows ({length}) x {across} counted in params_embedding "
+            "(not in params_nonembedding)")
+
+
 def attention_blocks(arch: Architecture) -> int:
     """Attention blocks a token passes through: encoder layers + 2 per decoder layer (self, cross)
     + the cross-attention blocks of a decoder-only stack."""
@@ -307,10 +315,15 @@ class Preset:
     shared_experts: int = 0
     dense_layers: int = 0
     mla: tuple[tuple[str, int], ...] = ()  # latent attention: (q_lora_rank, ...), (kv_lora_rank, ...), head sizes
+    learned_positions: bool = False  # a learned position table of context x width rows (GPT-2's wpe); else rotary/none
 
-    def architecture(self, depth: int, width: int, **overrides) -> Architecture:
+    def architecture(self, depth: int, width: int, context: int | None = None, **overrides) -> Architecture:
         """This block at ``depth`` x ``width``; overrides: kv_heads, head_dim, ffn_mult, gated,
-        experts (0 = dense), top_k, vocab, tied. Raises InputError for impossible combinations."""
+        experts (0 = dense), top_k, vocab, tied. Raises InputError for impossible combinations.
+
+        ``context``: the training context, the rows of a learned position table (``position_params``
+        = context·width, counted in params_embedding); None: DEFAULT_CONTEXT (``position_rows``
+        tells the rows). Ignored by presets without a learned table."""
         unknown = set(overrides) - OVERRIDES
         if unknown:
             raise InputError("override", ", ".join(sorted(unknown)), "expected one of " + ", ".join(sorted(OVERRIDES)))
@@ -358,8 +371,16 @@ class Preset:
                        dense_layers=min(self.dense_layers, depth - 1))
         vocab = get("vocab", self.vocab)
         vocab = None if vocab is None else _whole("--vocab", vocab)
+        positions = self.position_rows(context) * width if self.learned_positions else 0
         return Architecture(depth, width, heads, kv_heads, head_dim, ffn, gated, vocab=vocab,
-                            tied=bool(get("tied", self.tied)), family=self.name, **moe, **dict(self.mla))
+                            tied=bool(get("tied", self.tied)), family=self.name, position_params=positions,
+                            **moe, **dict(self.mla))
+
+    def position_rows(self, context: int | None = None) -> int:
+        """Rows of this block's learned position table at ``context`` (None: DEFAULT_CONTEXT); 0 without one."""
+        if not self.learned_positions:
+            return 0
+        return DEFAULT_CONTEXT if context is None else _whole("--context", context)
 
 
 OVERRIDES = frozenset({"kv_heads", "head_dim", "ffn_mult", "gated", "experts", "top_k", "vocab", "tied"})
@@ -379,9 +400,13 @@ def _listing(values: list[int], limit: int = 12) -> str:
 PRESETS: dict[str, Preset] = {p.name: p for p in (
     Preset("vanilla", head_dim=64, gated=False, ffn_mult=1.0, ffn_multiple=1, kv_heads=None, vocab=None, tied=True,
            source="Levine et al. 2020 / Vaswani et al. 2017: MHA, head size 64, plain feed-forward 4d; 12·d² per layer"),
+    # learned_positions: transformers' GPT2Model builds wpe = nn.Embedding(max_position_embeddings, embed_dim)
+    # (models/gpt2/modeling_gpt2.py), a table of n_positions x n_embd; export writes n_positions = the context
     Preset("gpt2", head_dim=64, gated=False, ffn_mult=1.0, ffn_multiple=1, kv_heads=None, vocab=50257, tied=True,
+           learned_positions=True,
            source="GPT-2 (Radford et al. 2019); transformers GPT2Config defaults: n_inner None = 4·n_embd, "
-                  "vocab_size 50257, tie_word_embeddings true, 12 heads of 64 at n_embd 768"),
+                  "vocab_size 50257, tie_word_embeddings true, 12 heads of 64 at n_embd 768; a learned position "
+                  "table (wpe) of n_positions = the context x n_embd, in params_embedding"),
     Preset("llama", head_dim=128, gated=True, ffn_mult=1.0, ffn_multiple=256, kv_heads=8, vocab=128256, tied=False,
            source="LLaMA family (meta-llama/llama, llama/model.py FeedForward): gated ffn int(2·4d/3) rounded up to "
                   "multiple_of 256 (LLaMA-7B: 4096 -> 11008), head_dim 128; grouped-query attention with 8 KV heads "

@@ -33,7 +33,8 @@ import os
 from dataclasses import dataclass, replace
 
 from . import trainformats
-from .blocks import (DEFAULT_CONTEXT, Architecture, params_active, params_embedding, params_nonembedding, preset)
+from .blocks import (DEFAULT_CONTEXT, PRESETS, Architecture, params_active, params_embedding, params_nonembedding,
+                     position_table_note, preset)
 from .errors import InputError
 
 MAX_CONTEXT = 2**31 - 1  # stored as a 32-bit integer by trainers and kernels
@@ -129,12 +130,13 @@ def target(fmt: str) -> Target:
 
 
 def export_architecture(fmt: str, depth: int, width: int, heads: int | None = None, *, arch: str | None = None,
-                        tp: int = 1, **options) -> Architecture:
+                        tp: int = 1, context: int = DEFAULT_CONTEXT, **options) -> Architecture:
     """The block a format exports at this depth and width: the format's preset (or ``arch``),
     ``heads`` (head_dim = width / heads) when given, then the block options ``plan`` takes
     (``BLOCK_OPTIONS``: kv_heads, head_dim, ffn_mult, gated, experts, top_k, vocab, tied; None =
     the preset's); ``tp``: refused unless the shape shards that many ways. A vocabulary the preset
-    leaves open becomes the format's default."""
+    leaves open becomes the format's default. ``context``: the rows of a preset's learned position
+    table (GPT-2), the context the config is written with."""
     spec = target(fmt)
     family = preset(arch or spec.preset)
     unknown = set(options) - set(BLOCK_OPTIONS)
@@ -154,7 +156,7 @@ def export_architecture(fmt: str, depth: int, width: int, heads: int | None = No
         raise InputError("shape", shown, f"the {family.name} preset's heads have {head_dim} dimensions, which "
                                          f"do not split the width {width} into 2 or more heads; give the heads "
                                          f"(LxDxH with H dividing the width) or a width that is a multiple of {head_dim}")
-    block = with_vocab(family.architecture(depth, width, **overrides), fmt)
+    block = with_vocab(family.architecture(depth, width, context, **overrides), fmt)
     check_tp(block, tp)
     return block
 
@@ -201,9 +203,14 @@ def plan_architecture(budget: int, fmt: str, options) -> Architecture:
 
 
 def learned_positions(block: Architecture, context: int) -> int:
-    """Rows of the learned position table a GPT-2 config gets: the block's own (a catalogue model:
-    GPT-2's 1024) or, for a new shape, the training context."""
-    return block.position_params // block.width if block.position_params else context
+    """Rows of the learned position table a GPT-2 config gets: a catalogue model's own (GPT-2's
+    1024), else the context the file is written with: a plain block's (nanoGPT, Megatron-LM) and
+    the gpt2 preset's, whose table is context rows by definition (``blocks.Preset.position_rows``;
+    plan, sweep and export build it at the same --context, so this is the block's own table)."""
+    family = PRESETS.get(block.family)
+    if not block.position_params or (family is not None and family.learned_positions):
+        return context
+    return block.position_params // block.width
 
 
 def learns_positions(block: Architecture, fmt: str) -> bool:
@@ -325,8 +332,9 @@ def export_notes(block: Architecture, fmt: str, context: int = DEFAULT_CONTEXT) 
     spec = target(fmt)
     notes = ["params_nonembedding and params_active count every weight matrix in the layers (blocks.py); "
              "norms and biases are left out, embeddings are params_embedding"]
-    if spec.name in ("hf-gpt2", "nanogpt"):
-        notes.append(f"learned position embeddings ({context:,} x {block.width:,}) are not in params_embedding")
+    if learns_positions(block, fmt):
+        notes.append(position_table_note(learned_positions(block, context), block.width,
+                                         {"hf-gpt2": "n_positions", "nanogpt": "block_size"}.get(spec.name, "--max-position-embeddings")))
     if spec.name == "hf-qwen2":
         notes.append("Qwen2 adds biases to q, k and v (not counted)")
     if spec.name == "nanogpt":
@@ -352,8 +360,10 @@ def export_record(block: Architecture, fmt: str, path: str, context: int = DEFAU
     """The record printed for a written config: its path, the block and blocks.py's counts."""
     block = with_vocab(block, fmt)
     notes = export_notes(block, fmt, context) if notes is None else notes
-    if learns_positions(block, fmt):  # the table the written model learns counts in params_embedding (issue 21)
-        block = replace(block, position_params=learned_positions(block, context) * block.width)
+    # the table the written model learns counts in params_embedding (issue 21): the block's own (the gpt2
+    # preset's: context rows), a plain block's context rows, none where the format has rotary positions
+    rows = learned_positions(block, context) if learns_positions(block, fmt) else 0
+    block = replace(block, position_params=rows * block.width)
     if fmt == "litgpt":  # LitGPT's GPT builds wte and lm_head apart (litgpt/model.py): what it trains is untied
         block = replace(block, tied=False)
     nonembedding, embedding = params_nonembedding(block), params_embedding(block)

@@ -22,6 +22,10 @@ def advice(budget, options, theory, planned, recommended, optimum, rule, candida
     notes = [f"threshold rule (Levine et al. 2020): depth {depth} is the smallest with 3^L >= width for this budget "
              f"({spending.arch} block, the budget limiting {spending.budget_count}); below log3(width), adding depth "
              "pays off double-exponentially, above it depth and width trade evenly"]
+    if spending.learns_positions:  # GPT-2's wpe: context x width, in params_embedding (and in a with-embeddings budget)
+        from .blocks import position_table_note
+
+        notes.append(position_table_note(spending.position_rows))
     if compare_pow3(depth, width) < 0:
         notes.append(f"no valid width at depth {depth} keeps depth >= log3(width): {width} is past 3^{depth}")
     if abs(planned.deviation) > BUDGET_TOLERANCE:

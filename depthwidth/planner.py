@@ -161,7 +161,8 @@ DEFAULT_RULE = "consensus"  # recommend.CONSENSUS: the evidence band, then the c
 class PlanOptions:
     """Everything `plan` takes besides the budget. ``run``: the training run every shape is costed
     under (a ``costs.RunSpec``; None: its defaults; its context is ``context``); ``prefer``: what
-    the consensus pick minimizes (evidence.PREFERENCES)."""
+    the consensus pick minimizes (evidence.PREFERENCES). ``context`` is also the rows of a learned
+    position table (GPT-2): ``spending`` is set to it (``Spending.at_context``)."""
 
     spending: Spending = field(default_factory=Spending)
     constraints: Constraints = field(default_factory=Constraints)
@@ -171,6 +172,10 @@ class PlanOptions:
     reading: str = CONSISTENT
     prefer: str = "balanced"
     run: object = None
+
+    def __post_init__(self):
+        # one context: a learned position table (GPT-2's wpe) has the plan's context rows in every shape
+        object.__setattr__(self, "spending", self.spending.at_context(self.context))
 
 
 def candidate_depths(lowest: int, top_depth: float, most: int = 12) -> list[int]:

@@ -6,7 +6,8 @@ these fields with these names; README, "Output fields", documents each once:
 - ``params_12Ld2``: the paper's count 12·L·d² (in theory.Bounds);
 - ``params_nonembedding``: the block's weight matrices outside the embeddings (every expert);
 - ``params_active``: what one token uses (top-k of the experts);
-- ``params_embedding``: V·d, plus V·d for an untied output head (null without a vocabulary);
+- ``params_embedding``: V·d, plus V·d for an untied output head and any learned position table
+  (null without a vocabulary);
 - ``params_with_embeddings``: params_nonembedding + params_embedding (null when the latter is).
 """
 from __future__ import annotations

@@ -18,17 +18,43 @@ BUDGET_COUNTS = {"total": "params_nonembedding", "active": "params_active", "wit
 
 @dataclass(frozen=True)
 class Spending:
-    """How a budget is spent: a block preset with overrides, and which count the budget limits."""
+    """How a budget is spent: a block preset with overrides, and which count the budget limits.
+
+    ``context``: the training context, the rows of the block's learned position table (GPT-2's
+    wpe; None: blocks.DEFAULT_CONTEXT). Only a preset with a learned table reads it: ``at_context``
+    sets it for those and leaves every other Spending as it is (``planner.PlanOptions`` does)."""
 
     arch: str = "vanilla"
     overrides: tuple[tuple[str, object], ...] = ()
     count: str = "total"
+    context: int | None = None
 
     def architecture(self, depth: int, width: int):
         """The concrete architecture of this block at (depth, width) (``blocks.Preset.architecture``)."""
         from .blocks import preset
 
-        return preset(self.arch).architecture(depth, width, **dict(self.overrides))
+        return preset(self.arch).architecture(depth, width, self.context, **dict(self.overrides))
+
+    @property
+    def learns_positions(self) -> bool:
+        """Whether the block has a learned position table (its rows: ``position_rows``)."""
+        from .blocks import PRESETS
+
+        found = PRESETS.get(self.arch)
+        return bool(found and found.learned_positions)
+
+    @property
+    def position_rows(self) -> int:
+        """Rows of the block's learned position table (the context; 0 without a table)."""
+        from .blocks import preset
+
+        return preset(self.arch).position_rows(self.context) if self.learns_positions else 0
+
+    def at_context(self, context: int | None):
+        """This Spending with ``context`` as its position table's rows; itself for a block without one."""
+        from dataclasses import replace
+
+        return replace(self, context=context) if self.learns_positions and context != self.context else self
 
     def params(self, arch) -> int:
         """The count the budget limits: non-embedding total, active per token, or with embeddings."""

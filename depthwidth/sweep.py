@@ -113,7 +113,7 @@ class LayoutSpending(Spending):
                 overrides["kv_heads"] = heads // self.kv_ratio
             else:
                 overrides["kv_heads"] = self.kv_fixed
-        return block.architecture(depth, width, **overrides)
+        return block.architecture(depth, width, self.context, **overrides)
 
     @property
     def heads_unit(self) -> int:
@@ -145,10 +145,11 @@ def layout_spending(spending: Spending, kv_heads: int | None = None, kv_ratio: i
         if kv_heads is not None or kv_ratio is not None:
             raise InputError("--kv-heads" if kv_heads is not None else "--kv-ratio", kv_heads or kv_ratio,
                              f"the {block.name} preset uses latent attention (MLA): there are no key/value heads to set")
-        return LayoutSpending(spending.arch, tuple(sorted(overrides.items())), spending.count)
+        return LayoutSpending(spending.arch, tuple(sorted(overrides.items())), spending.count, spending.context)
     if kv_heads is None and kv_ratio is None:
         kv_ratio = PRESET_KV_RATIO.get(block.name) or 1
-    return LayoutSpending(spending.arch, tuple(sorted(overrides.items())), spending.count, kv_heads, kv_ratio)
+    return LayoutSpending(spending.arch, tuple(sorted(overrides.items())), spending.count, spending.context,
+                          kv_fixed=kv_heads, kv_ratio=kv_ratio)
 
 
 def layout_text(spending: LayoutSpending) -> str:
@@ -292,7 +293,8 @@ def sweep(budget: int, options: PlanOptions | None = None, depths: list[int] | N
     block = preset(spending.arch)
     if kv_heads is None and kv_ratio is None and "kv_heads" not in dict(options.spending.overrides) \
             and block.kv_heads and spending.kv_ratio and spending.kv_ratio > 1:
-        layouts.append(LayoutSpending(spending.arch, spending.overrides, spending.count, block.kv_heads, None))
+        layouts.append(LayoutSpending(spending.arch, spending.overrides, spending.count, spending.context,
+                                      kv_fixed=block.kv_heads))
     results: list = []
     for layout in layouts:
         try:

@@ -123,9 +123,11 @@ def test_shared_experts_gate_and_dense_layers():
 
 
 def test_embeddings_unknown_vocab_and_tying():
-    arch = preset("gpt2").architecture(12, 768)
-    assert params_embedding(arch) == 50257 * 768
-    assert params_embedding(preset("gpt2").architecture(12, 768, tied=False)) == 2 * 50257 * 768
+    arch = preset("gpt2").architecture(12, 768)  # + GPT-2's wpe: 2048 rows (DEFAULT_CONTEXT) x d
+    assert params_embedding(arch) == 50257 * 768 + 2048 * 768
+    assert params_embedding(preset("gpt2").architecture(12, 768, tied=False)) == 2 * 50257 * 768 + 2048 * 768
+    assert params_embedding(preset("gpt2").architecture(12, 768, 1024, vocab=1000)) == 1000 * 768 + 1024 * 768
+    assert params_embedding(preset("llama").architecture(12, 1024, 1024)) == 2 * 128256 * 1024  # rotary: no table
     assert params_embedding(preset("vanilla").architecture(12, 768)) is None
 
 

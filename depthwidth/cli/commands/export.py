@@ -82,7 +82,7 @@ def command(
             parsed = resolve_shape(shape)
             explicit = text.lower().count("x") == 2  # LxDxH: the heads are given
             block = export_architecture(spec.name, parsed.depth, parsed.width, parsed.heads if explicit else None, arch=name,
-                                        tp=tp, **block_options)
+                                        tp=tp, context=context, **block_options)
     record = export_record(block, spec.name, "", context)
     check_field(record, field)  # a bad --field fails before the file is written
     path = write_config(config_for(block, spec.name, context, tp), out, force, fmt=spec.name, block=block)
