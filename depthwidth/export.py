@@ -333,8 +333,8 @@ def export_notes(block: Architecture, fmt: str, context: int = DEFAULT_CONTEXT) 
     notes = ["params_nonembedding and params_active count every weight matrix in the layers (blocks.py); "
              "norms and biases are left out, embeddings are params_embedding"]
     if learns_positions(block, fmt):
-        notes.append(position_table_note(learned_positions(block, context), block.width,
-                                         {"hf-gpt2": "n_positions", "nanogpt": "block_size"}.get(spec.name, "--max-position-embeddings")))
+        length = {"hf-gpt2": "n_positions", "nanogpt": "block_size"}.get(spec.name, "--max-position-embeddings")
+        notes.append(position_table_note(learned_positions(block, context), block.width, length))
     if spec.name == "hf-qwen2":
         notes.append("Qwen2 adds biases to q, k and v (not counted)")
     if spec.name == "nanogpt":
