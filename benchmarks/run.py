@@ -52,9 +52,11 @@ def child_env(bytecode_cache: str | None) -> dict:
     return env
 
 
-def run_once(cmd: list[str], env: dict) -> float:
+def run_once(cmd: list[str], env: dict, data: bytes | None = None) -> float:
+    """Wall seconds of one run of ``cmd`` (``data`` on its standard input, else none)."""
+    stdin = {"input": data} if data is not None else {"stdin": subprocess.DEVNULL}
     start = time.perf_counter()
-    done = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    done = subprocess.run(cmd, **stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"benchmark command failed ({done.returncode}): {' '.join(cmd)}\n{done.stderr.decode()[-2000:]}")
@@ -226,16 +228,9 @@ def stdin_against_grid(exe: list[str], env: dict) -> None:
     grid_cmd = exe + ["bounds", "--depth", "1:100", "--width", "64:6400:64", "--format", "csv"]
     stdin_cmd = exe + ["bounds", "-", "--format", "csv"]
 
-    def wall(cmd, data):
-        start = time.perf_counter()
-        done = subprocess.run(cmd, input=data, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-        if done.returncode != 0:
-            raise SystemExit(f"benchmark command failed: {' '.join(cmd)}\n{done.stderr.decode()[-2000:]}")
-        return time.perf_counter() - start
-
     print("\nbounds - on 10^4 stdin lines against the grid of the same 10^4 shapes, CSV, median of 5")
-    stdin = statistics.median(wall(stdin_cmd, lines) for _ in range(5))
-    grid_wall = statistics.median(wall(grid_cmd, None) for _ in range(5))
+    stdin = statistics.median(run_once(stdin_cmd, env, lines) for _ in range(5))
+    grid_wall = statistics.median(run_once(grid_cmd, env) for _ in range(5))
     line("bounds - (10^4 lines)", f"{stdin:.2f} s")
     line("bounds --depth 1:100 --width 64:6400:64", f"{grid_wall:.2f} s")
     line("stdin / grid", f"{stdin / grid_wall:.2f}x", "<= 1.5x", verdict(stdin / grid_wall, 1.5))
@@ -250,17 +245,10 @@ def many_budgets(exe: list[str], env: dict) -> None:
     budgets = "".join(f"{10 ** rng.uniform(6, 14):.6g}\n" for _ in range(10**5)).encode()
     shapes = "".join(f"{rng.randint(2, 80)}x{rng.randint(2, 200) * 64}\n" for _ in range(10**5)).encode()
 
-    def wall(cmd, data):
-        start = time.perf_counter()
-        done = subprocess.run(cmd, input=data, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-        if done.returncode != 0:
-            raise SystemExit(f"benchmark command failed: {' '.join(cmd)}\n{done.stderr.decode()[-2000:]}")
-        return time.perf_counter() - start
-
     print("\nplan --brief on 10^5 budgets against bounds - on 10^5 shapes, CSV from stdin, median of 3")
-    brief = statistics.median(wall(exe + ["plan", "--params", "-", "--brief", "--format", "csv"], budgets) for _ in range(3))
-    bounds = statistics.median(wall(exe + ["bounds", "-", "--format", "csv"], shapes) for _ in range(3))
-    full = wall(exe + ["plan", "--params", "-", "--format", "csv"], b"".join(budgets.splitlines(True)[:1000]))
+    brief = statistics.median(run_once(exe + ["plan", "--params", "-", "--brief", "--format", "csv"], env, budgets) for _ in range(3))
+    bounds = statistics.median(run_once(exe + ["bounds", "-", "--format", "csv"], env, shapes) for _ in range(3))
+    full = run_once(exe + ["plan", "--params", "-", "--format", "csv"], env, b"".join(budgets.splitlines(True)[:1000]))
     line("plan --params - --brief (10^5 budgets)", f"{brief:.2f} s")
     line("bounds - (10^5 shapes)", f"{bounds:.2f} s")
     line("plan --brief / bounds", f"{brief / bounds:.2f}x", "<= 3x", verdict(brief / bounds, 3.0))

@@ -88,6 +88,16 @@ def all_numbers_finite(value) -> bool:
     return True
 
 
+def one_error_line(stderr: bytes) -> str:
+    """The single ``depthwidth: error:`` line of a subprocess's stderr (no traceback, no internal error)."""
+    text = stderr.decode()
+    assert "Traceback" not in text and "internal error" not in text, text
+    lines = [line for line in text.splitlines() if line.strip()]
+    assert len(lines) == 1, text
+    assert lines[0].startswith("depthwidth: error: "), lines[0]
+    return lines[0]
+
+
 def assert_bad_input(out: Outcome, needle: str | None) -> str:
     """Exit 2, exactly one non-empty stderr line that names ``needle``, empty stdout, no traceback."""
     assert out.code == 2, (out.code, out.stderr)

@@ -16,7 +16,7 @@ import tracemalloc
 
 import pytest
 
-from conftest import ROOT, assert_bad_input, parse_json, run, run_sub
+from conftest import ROOT, assert_bad_input, one_error_line, parse_json, run, run_sub
 
 
 def sub(args: list[str], stdin=None, stdout=subprocess.PIPE, env: dict | None = None, close: tuple[int, ...] = (),
@@ -33,15 +33,6 @@ def sub(args: list[str], stdin=None, stdout=subprocess.PIPE, env: dict | None = 
     return subprocess.run([sys.executable, "-m", "depthwidth", *args], stdin=stdin if input is None else None, input=input,
                           stdout=stdout, stderr=subprocess.PIPE, env=environ, cwd=ROOT, timeout=timeout,
                           preexec_fn=closing if close else None)
-
-
-def one_error_line(stderr: bytes) -> str:
-    text = stderr.decode()
-    assert "Traceback" not in text and "internal error" not in text, text
-    lines = [line for line in text.splitlines() if line.strip()]
-    assert len(lines) == 1, text
-    assert lines[0].startswith("depthwidth: error: "), lines[0]
-    return lines[0]
 
 
 # ---- Rich markup in data ---------------------------------------------------------------------------

@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, one_error_line
 
 MEMORY_LIMIT = 2 * 1024**3  # address space of a child: a read without bound of /dev/zero passes it in seconds
 
@@ -39,15 +39,6 @@ def bounded(args: list[str], timeout: float = 30, stdin=subprocess.DEVNULL, cwd=
     fails the test: TimeoutExpired, or a MemoryError/kill instead of one clean line)."""
     return subprocess.run([sys.executable, "-m", "depthwidth", *args], stdin=stdin, capture_output=True,
                           env=environ(**env), cwd=cwd, timeout=timeout, preexec_fn=_limits)
-
-
-def one_error_line(stderr: bytes) -> str:
-    text = stderr.decode()
-    assert "Traceback" not in text and "internal error" not in text, text
-    lines = [line for line in text.splitlines() if line.strip()]
-    assert len(lines) == 1, text
-    assert lines[0].startswith("depthwidth: error: "), lines[0]
-    return lines[0]
 
 
 # ---- 1. every file through the one bounded reader ------------------------------------------------
