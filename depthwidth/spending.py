@@ -48,7 +48,7 @@ class Spending:
         """Rows of the block's learned position table (the context; 0 without a table)."""
         from .blocks import preset
 
-        return preset(self.arch).position_rows(self.context) if self.learns_positions else 0
+        return preset(self.arch).position_rows(self.context)
 
     def at_context(self, context: int | None):
         """This Spending with ``context`` as its position table's rows; itself for a block without one."""
