@@ -19,7 +19,7 @@ if str(ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
-from depthwidth.certify import (DEFAULT_PRIME, LAYER_OVERHEAD, MAX_WORK, certify, draw, estimate_work,  # noqa: E402
+from depthwidth.theory.certify import (DEFAULT_PRIME, LAYER_OVERHEAD, MAX_WORK, certify, draw, estimate_work,  # noqa: E402
                                 grid_matrix, rank_mod)
 
 SIZES = (100, 300, 500, 700, 1000, 1500, 2000)

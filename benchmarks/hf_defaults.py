@@ -2,7 +2,7 @@
 
 Regenerate (needs transformers, the ``oracle`` extra; no torch):
 
-    PYTHONPATH=. python benchmarks/hf_defaults.py        # writes depthwidth/hf_defaults.json
+    PYTHONPATH=. python benchmarks/hf_defaults.py        # writes depthwidth/hf/hf_defaults.json
 
 A saved ``config.json`` leaves out every key equal to its class default (``save_pretrained`` writes
 the diff), so a key absent from a file means the family's default. For every model type transformers
@@ -29,7 +29,7 @@ import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "depthwidth" / "hf_defaults.json"
+OUT = ROOT / "depthwidth" / "hf" / "hf_defaults.json"
 ROPE_PARAMETERS = ("rope_theta", "rope_parameters", "rope_scaling", "rotary_dim", "rotary_pct", "rotary_emb_base",
                    "partial_rotary_factor")
 
@@ -92,7 +92,7 @@ def main(argv=None) -> int:
     import transformers
     from transformers import CONFIG_MAPPING
 
-    from depthwidth.hfconfig import READ_KEYS
+    from depthwidth.hf.config import READ_KEYS
     transformers.logging.set_verbosity_error()
     table = {}
     for model_type in sorted(CONFIG_MAPPING.keys()):

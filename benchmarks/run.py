@@ -118,8 +118,8 @@ def startup(exe: list[str], env: dict) -> None:
 def vectorized() -> None:
     import numpy as np
 
-    from depthwidth.shapes import default_heads
-    from depthwidth.theory import bounds, bounds_grid, iter_bounds_grid
+    from depthwidth.theory.shapes import default_heads
+    from depthwidth.theory.separation import bounds, bounds_grid, iter_bounds_grid
 
     depths, widths = np.arange(1, 1001), np.arange(64, 64001, 64)
     depth, width = np.repeat(depths, widths.size), np.tile(widths, depths.size)
@@ -186,7 +186,7 @@ import sys, time
 import numpy as np
 import polars as pl
 sys.path.insert(0, {root!r})
-from depthwidth.theory import REGIME_CODES, iter_bounds_grid
+from depthwidth.theory.separation import REGIME_CODES, iter_bounds_grid
 chunks = list(iter_bounds_grid(np.arange(1, 1001), np.arange(64, 64001, 64)))
 column = lambda key: np.concatenate([c[key] for c in chunks])
 notes = column("notes")
@@ -205,7 +205,7 @@ frame.write_csv(sys.stdout.buffer)
 
 def csv_against_polars(exe: list[str], env: dict) -> None:
     """The 10^6-row grid as CSV, end to end, against a child that imports NumPy and Polars,
-    computes the same columns with depthwidth.theory and writes them with Polars' write_csv."""
+    computes the same columns with depthwidth.theory.separation and writes them with Polars' write_csv."""
     import importlib.util
 
     print("\nGrid CSV against Polars: both children write the same 10^6 rows and 12 columns to /dev/null, median of 3")
@@ -221,7 +221,7 @@ def csv_against_polars(exe: list[str], env: dict) -> None:
 
 def stdin_against_grid(exe: list[str], env: dict) -> None:
     """`bounds -` on 10^4 shape lines against the grid path writing the same 10^4 shapes."""
-    from depthwidth.shapes import default_heads
+    from depthwidth.theory.shapes import default_heads
 
     widths = range(64, 6401, 64)
     lines = "".join(f"{L}x{d}x{default_heads(d)}\n" for L in range(1, 101) for d in widths).encode()

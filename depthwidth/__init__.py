@@ -17,15 +17,15 @@ __all__ = ["bounds", "bounds_grid", "regime", "threshold_depth", "replicate_widt
            "parse_shape", "Shape", "InputError", "__version__"]
 
 _HOMES = {
-    "bounds": "theory", "bounds_grid": "theory", "regime": "theory", "threshold_depth": "theory",
-    "replicate_width": "solver", "surpass_width": "solver", "equivalence": "solver", "compare_shapes": "solver",
-    "plan": "planner", "min_depth": "theory", "min_depth_exact": "theory", "empirical_optimum": "rules",
-    "PlanOptions": "planner", "Spending": "planner", "plan_architecture": "planner", "rule_shapes": "rule_table",
-    "Architecture": "blocks", "preset": "blocks", "params_nonembedding": "blocks",
-    "params_active": "blocks", "params_embedding": "blocks", "flops_per_token": "blocks", "kv_bytes_per_token": "blocks",
-    "Constraints": "hardware", "tp_sizes": "hardware", "violations": "hardware",
-    "get_rule": "rules", "rule_from_file": "user_rules", "REGISTRY": "rules",
-    "parse_shape": "shapes", "Shape": "shapes", "InputError": "errors",
+    "bounds": "theory.separation", "bounds_grid": "theory.separation", "regime": "theory.separation", "threshold_depth": "theory.separation",
+    "replicate_width": "theory.solver", "surpass_width": "theory.solver", "equivalence": "theory.solver", "compare_shapes": "theory.solver",
+    "plan": "advice.planner", "min_depth": "theory.separation", "min_depth_exact": "theory.separation", "empirical_optimum": "advice.rules",
+    "PlanOptions": "advice.planner", "Spending": "advice.planner", "plan_architecture": "advice.planner", "rule_shapes": "advice.rule_table",
+    "Architecture": "arch.blocks", "preset": "arch.blocks", "params_nonembedding": "arch.blocks",
+    "params_active": "arch.blocks", "params_embedding": "arch.blocks", "flops_per_token": "arch.blocks", "kv_bytes_per_token": "arch.blocks",
+    "Constraints": "arch.hardware", "tp_sizes": "arch.hardware", "violations": "arch.hardware",
+    "get_rule": "advice.rules", "rule_from_file": "advice.user_rules", "REGISTRY": "advice.rules",
+    "parse_shape": "theory.shapes", "Shape": "theory.shapes", "InputError": "errors",
 }
 
 

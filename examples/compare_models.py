@@ -1,7 +1,7 @@
 """Compare published models with the theory from Python: regime, and depth against the
 empirical optimum for each model's size (Levine et al. 2020)."""
 from depthwidth import bounds, empirical_optimum, replicate_width
-from depthwidth.catalog import lookup
+from depthwidth.arch.catalog import lookup
 
 for name in ("bert-base", "gpt2-xl", "llama-7b", "gpt3-175b"):
     model = lookup(name)

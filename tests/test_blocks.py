@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from depthwidth import blocks
-from depthwidth.blocks import (
+from depthwidth.arch import blocks
+from depthwidth.arch.blocks import (
     PRESETS,
     Architecture,
     ffn_size,

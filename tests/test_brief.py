@@ -11,11 +11,11 @@ import random
 import pytest
 
 from conftest import assert_bad_input, parse_csv, parse_json
-from depthwidth.brief import FIELDS, PlanBrief, brief_columns
-from depthwidth.hardware import Constraints
+from depthwidth.advice.brief import FIELDS, PlanBrief, brief_columns
+from depthwidth.arch.hardware import Constraints
 from depthwidth.output.columns import write_columns
 from depthwidth.output.writers import emit
-from depthwidth.planner import PlanOptions, Spending, plan
+from depthwidth.advice.planner import PlanOptions, Spending, plan
 
 
 def _budgets(n: int, seed: int, low: float = 6, high: float = 13) -> list[int]:

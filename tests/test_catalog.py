@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from depthwidth.catalog import CATALOG_PATH, SORT_KEYS, Model, filter_models, load_models, lookup, sort_models
+from depthwidth.arch.catalog import CATALOG_PATH, SORT_KEYS, Model, filter_models, load_models, lookup, sort_models
 from depthwidth.errors import InputError
-from depthwidth.shapes import Shape
+from depthwidth.theory.shapes import Shape
 
 # The reference card's "Published architectures" list, verbatim: name -> (depth, width, heads).
 REFERENCE_CARD = {
@@ -80,7 +80,7 @@ def test_published_params_agree_with_the_structure(model):
 
 @pytest.mark.parametrize("model", MODELS, ids=lambda m: m.name)
 def test_block_description_counts_by_the_convention(model):
-    from depthwidth.blocks import kv_bytes_per_token, params_active, params_embedding, params_nonembedding
+    from depthwidth.arch.blocks import kv_bytes_per_token, params_active, params_embedding, params_nonembedding
 
     arch = model.architecture
     head_dim = model.head_dim or model.width / model.heads  # GPT-3 XL: 2048/24, attention spans the width
@@ -103,7 +103,7 @@ def test_block_description_counts_by_the_convention(model):
 
 
 def test_pinned_blocks():
-    from depthwidth.blocks import params_embedding, params_nonembedding
+    from depthwidth.arch.blocks import params_embedding, params_nonembedding
 
     assert params_nonembedding(lookup("llama-7b").architecture) == 6_476_005_376
     assert params_embedding(lookup("llama3-8b").architecture) == 2 * 128256 * 4096  # untied
@@ -114,7 +114,7 @@ def test_pinned_blocks():
 
 
 def test_find_is_lookup_without_errors():
-    from depthwidth.catalog import find
+    from depthwidth.arch.catalog import find
 
     assert find("LLaMA-7B") is lookup("llama-7b") and find("12x768") is None and find(None) is None
 

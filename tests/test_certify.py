@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from depthwidth.certify import DEFAULT_PRIME, certify, draw, grid_matrix, matmul_mod, rank_mod
+from depthwidth.theory.certify import DEFAULT_PRIME, certify, draw, grid_matrix, matmul_mod, rank_mod
 from depthwidth.errors import InputError
 from tests.test_cli import parse_json, run
 

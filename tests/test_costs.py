@@ -27,9 +27,11 @@ import math
 import numpy as np
 import pytest
 
-from depthwidth import blocks, costs
-from depthwidth.blocks import Architecture
-from depthwidth.costs import RunSpec, run_costs
+from depthwidth.arch import blocks
+
+from depthwidth.cost import run as costs
+from depthwidth.arch.blocks import Architecture
+from depthwidth.cost.run import RunSpec, run_costs
 from depthwidth.errors import InputError
 
 CHINCHILLA = Architecture(80, 8192, 64, 64, 128, 32768, False, vocab=32000, tied=False)

@@ -14,11 +14,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from depthwidth.evidence import (COVER, KAPLAN_NOTE, PREFERENCES, SIMILAR_SIZE, depth_band, evidence_records, pick,
+from depthwidth.advice.evidence import (COVER, KAPLAN_NOTE, PREFERENCES, SIMILAR_SIZE, depth_band, evidence_records, pick,
                                  practice_scatter, score_shapes)
-from depthwidth.rules import FIT, PRACTICE, REGISTRY
+from depthwidth.advice.rules import FIT, PRACTICE, REGISTRY
 
-CATALOG = Path(__file__).resolve().parents[1] / "depthwidth" / "catalog.json"
+CATALOG = Path(__file__).resolve().parents[1] / "depthwidth" / "arch" / "catalog.json"
 
 
 def decoder_lms():
@@ -191,7 +191,7 @@ def test_pick_prefers_shapes_that_fit_and_handles_empty_bands():
 
 
 def test_consensus_builds_candidates_for_the_band():
-    from depthwidth.evidence import consensus
+    from depthwidth.advice.evidence import consensus
 
     seen = []
 

@@ -18,11 +18,15 @@ import sys
 
 import pytest
 
-from depthwidth import blocks, export, staging
-from depthwidth.blocks import preset
+from depthwidth.arch import blocks
+
+from depthwidth.loop import export
+
+from depthwidth import staging
+from depthwidth.arch.blocks import preset
 from depthwidth.errors import EnvironmentFailure, InputError
-from depthwidth.hardware import Constraints
-from depthwidth.planner import PlanOptions, Spending, plan
+from depthwidth.arch.hardware import Constraints
+from depthwidth.advice.planner import PlanOptions, Spending, plan
 from conftest import run
 
 GOLDEN = json.loads((pathlib.Path(__file__).parent / "golden" / "export_counts.json").read_text())
@@ -234,7 +238,8 @@ def test_unwritable_place_is_one_line_exit_1(tmp_path):
 
 KILL_SCRIPT = """
 import os, signal, sys
-from depthwidth import export, staging
+from depthwidth.loop import export
+from depthwidth import staging
 count = []
 def counting_fill(root, files):  # staging._fill, sending the signal after the N-th file
     for relative, data in files.items():

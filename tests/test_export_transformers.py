@@ -20,8 +20,12 @@ if not os.environ.get("DEPTHWIDTH_TRANSFORMERS"):
 transformers = pytest.importorskip("transformers")
 from transformers import AutoConfig, GPT2Config, LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config  # noqa: E402
 
-from depthwidth import blocks, export, planner  # noqa: E402
-from depthwidth.blocks import Architecture  # noqa: E402
+from depthwidth.arch import blocks  # noqa: E402
+
+from depthwidth.loop import export
+
+from depthwidth.advice import planner
+from depthwidth.arch.blocks import Architecture  # noqa: E402
 from depthwidth.errors import InputError  # noqa: E402
 from conftest import run  # noqa: E402
 

@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 
 from depthwidth.cli import app
 from depthwidth.errors import InputError
-from depthwidth.fit import Run, fit_group, fit_results, parse_results
-from depthwidth.rulefile import Source, parse_rule, read_rule_file
+from depthwidth.loop.fit import Run, fit_group, fit_results, parse_results
+from depthwidth.advice.rulefile import Source, parse_rule, read_rule_file
 
 ROOT = Path(__file__).resolve().parents[1]
 SWEEP_HEADER = ("id,depth,width,heads,kv_heads,head_dim,ffn,gated,params,params_active,params_deviation,regime,"
@@ -294,7 +294,7 @@ def test_rule_file_rejects_nan_bad_json_and_missing_file(tmp_path):
 
 
 def test_rulefile_imports_neither_numpy_nor_scipy():
-    code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); import depthwidth.rulefile; "
+    code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); import depthwidth.advice.rulefile; "
             "print(sorted({m.partition('.')[0] for m in sys.modules} & {'numpy', 'scipy'}))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
@@ -413,7 +413,7 @@ def test_other_formats(fmt, tmp_path):
 
 def test_fit_figure_has_its_artists(tmp_path):
     pytest.importorskip("matplotlib")
-    from depthwidth.plot import fit_figure, save_figure
+    from depthwidth.output.plot import fit_figure, save_figure
 
     text = csv_text(sweep_rows(lambda N: levine_optimum(5.039, 0.0555, N), np.random.default_rng(11)))
     runs = parse_results(text, "s.csv")
@@ -480,7 +480,7 @@ def _power_rule(**power) -> dict:
 def test_fitted_depth_of_a_power_rule_with_its_interval():
     """L = depth_k·N^beta; with the covariance (v_c, v_cb, v_b) of (ln L at the pivot, beta) the 95%
     interval is L·exp(±1.96·sqrt(v_c + 2·x·v_cb + x²·v_b)), x = ln N - pivot."""
-    from depthwidth.rulefile import fitted_depth
+    from depthwidth.advice.rulefile import fitted_depth
 
     pivot, cov = math.log(1e8), [[0.01, 0.001], [0.001, 0.0004]]
     rule = parse_rule(json.dumps(_power_rule(depth_covariance=cov, depth_pivot=pivot)))
@@ -498,7 +498,7 @@ def test_fitted_depth_of_a_power_rule_with_its_interval():
 
 
 def test_fitted_depth_of_a_levine_rule_solves_the_crossing():
-    from depthwidth.rulefile import fitted_depth
+    from depthwidth.advice.rulefile import fitted_depth
 
     rule = parse_rule(json.dumps(_valid_rule()))  # ln d = 5 + 0.05·L, intervals a 4.9-5.1, b 0.04-0.06
     shown = fitted_depth(rule, 1e9)
@@ -517,7 +517,7 @@ def test_absurd_rules_are_refused_not_clamped():
 
 def test_clamped_depth_is_flagged():
     """A plausible law over its fitted sizes can still leave 1..10^4 far outside them."""
-    from depthwidth.rulefile import fitted_depth
+    from depthwidth.advice.rulefile import fitted_depth
 
     rule = parse_rule(json.dumps(_power_rule(depth_beta=0.6, depth_k=1e-4, beta_interval=[0.55, 0.65])))
     shown = fitted_depth(rule, 1e15)  # 1e-4·1e15^0.6 = 1e5 layers
@@ -525,7 +525,7 @@ def test_clamped_depth_is_flagged():
 
 
 def test_plan_without_a_rule_file_imports_no_pydantic_rulefile():
-    code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); from depthwidth.planner import plan; plan(10**9); "
+    code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); from depthwidth.advice.planner import plan; plan(10**9); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic' or m.endswith(('rulefile', 'rulemodels'))))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
@@ -583,7 +583,7 @@ def _sweep_records():
 
 
 def test_sweep_json_and_jsonl_with_losses_fit_like_the_csv(tmp_path):
-    from depthwidth.results import load_runs
+    from depthwidth.loop.results import load_runs
 
     records = _sweep_records()
     for r in records:
@@ -602,7 +602,7 @@ def test_sweep_json_and_jsonl_with_losses_fit_like_the_csv(tmp_path):
 
 
 def test_wandb_export_joined_to_the_sweep_by_id(tmp_path):
-    from depthwidth.results import load_runs
+    from depthwidth.loop.results import load_runs
 
     records = _sweep_records()
     losses = {r["id"]: r.pop("true_loss") for r in records}
@@ -628,7 +628,7 @@ RUNS = ROOT / "tests" / "fixtures" / "trainer_runs"
 def test_real_trainer_states_are_read(metric):
     """The 15 real Trainer runs (tests/fixtures/make_trainer_runs.py): each loss is the last (or lowest)
     eval_loss of its trainer_state.json's log_history, read here with json alone."""
-    from depthwidth.results import load_runs
+    from depthwidth.loop.results import load_runs
 
     runs, source, sources = load_runs(runs_dir=str(RUNS), metric=metric)
     manifest = json.loads((RUNS / "manifest.json").read_text())["runs"]
@@ -647,7 +647,7 @@ def test_real_trainer_states_are_read(metric):
 def test_real_runs_fit_as_their_csv_does(tmp_path):
     """Same runs, same outcome: these 60-step runs put the lowest loss at depth 1 for the smallest
     size, so both ways in refuse with the same line (an honest answer for such runs)."""
-    from depthwidth.results import load_runs
+    from depthwidth.loop.results import load_runs
 
     runs, _, _ = load_runs(runs_dir=str(RUNS))
     csv_path = tmp_path / "runs.csv"
@@ -684,7 +684,7 @@ def _runs_dir_from(records, tmp_path, metric_values):
 
 
 def test_runs_dir_gives_the_same_rule_as_the_equivalent_csv(tmp_path):
-    from depthwidth.results import load_runs
+    from depthwidth.loop.results import load_runs
 
     records = _sweep_records()
     root = _runs_dir_from(records, tmp_path, lambda r: (r["true_loss"] + 0.5, r["true_loss"]))  # last = the true loss
@@ -699,7 +699,7 @@ def test_runs_dir_gives_the_same_rule_as_the_equivalent_csv(tmp_path):
 
 
 def test_missing_or_bad_trainer_state_is_one_line_naming_run_and_file(tmp_path):
-    from depthwidth.results import load_runs
+    from depthwidth.loop.results import load_runs
 
     records = _sweep_records()
     root = _runs_dir_from(records, tmp_path, lambda r: (r["true_loss"], r["true_loss"]))

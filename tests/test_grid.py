@@ -19,11 +19,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from depthwidth import theory
+from depthwidth.theory import separation as theory
 from depthwidth.cli import app
 from depthwidth.output.stream import stream_grid
-from depthwidth.shapes import default_heads
-from depthwidth.theory import REGIME_CODES, Bounds, bounds, bounds_grid, iter_bounds_grid, regime_codes
+from depthwidth.theory.shapes import default_heads
+from depthwidth.theory.separation import REGIME_CODES, Bounds, bounds, bounds_grid, iter_bounds_grid, regime_codes
 
 RUNNER = CliRunner()
 FIELDS = [f.name for f in dataclasses.fields(Bounds)]

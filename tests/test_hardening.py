@@ -65,7 +65,7 @@ def test_table_and_notes_helpers_never_read_markup():
 def test_claim_status_keeps_its_colour():
     from rich.console import Console
 
-    from depthwidth.claims import claims
+    from depthwidth.advice.claims import claims
     from depthwidth.output.tables import claims_tables
 
     buffer = io.StringIO()
@@ -89,7 +89,7 @@ def test_plots_are_byte_identical_between_runs(tmp_path, suffix):
 
 def test_plot_checks_out_before_drawing(tmp_path, monkeypatch):
     pytest.importorskip("matplotlib")
-    import depthwidth.plot as plot
+    import depthwidth.output.plot as plot
 
     def no_drawing(*args, **kwargs):
         raise AssertionError("drew a figure before checking --out")
@@ -175,7 +175,7 @@ def test_a_bad_argument_equal_to_no_stdin_line_has_no_line_number():
 # ---- "did you mean" on a huge garbage name ----------------------------------------------------------
 
 def test_no_suggestions_for_a_huge_name():
-    from depthwidth.catalog import lookup
+    from depthwidth.arch.catalog import lookup
     from depthwidth.errors import InputError
 
     name = "bert-base" + "q" * 30_000_000
@@ -291,7 +291,7 @@ def grid_args(fmt: str) -> list[str]:
 
 
 def shape_args(fmt: str) -> list[str]:
-    from depthwidth.shapes import default_heads
+    from depthwidth.theory.shapes import default_heads
 
     return ["bounds", *(f"{L}x{d}x{default_heads(d)}" for L, d in SHAPES), "--format", fmt]
 
@@ -347,7 +347,7 @@ def test_csv_of_a_scalar_command_reads_back():
 def test_grid_spelled_in_worker_processes_is_the_same(fmt, field):
     """A big grid's chunks are spelled by forked workers (``rows`` >= PARALLEL_ROWS): same bytes, same order."""
     from depthwidth.output.stream import PARALLEL_ROWS, stream_grid
-    from depthwidth.theory import iter_bounds_grid
+    from depthwidth.theory.separation import iter_bounds_grid
 
     texts = []
     for rows in (None, PARALLEL_ROWS):

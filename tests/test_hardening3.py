@@ -347,7 +347,7 @@ def test_a_signal_during_plot_fit_save_and_an_export_leaves_nothing_half_written
 # ---- 6. reproduce --strict: the whole report, then one error line and exit 1 -----------------------
 
 def test_reproduce_strict_writes_the_whole_report_then_one_error_line():
-    from depthwidth.claims import DIFFERS, claims
+    from depthwidth.advice.claims import DIFFERS, claims
 
     plain = bounded(["reproduce", "--format", "json"])
     strict = bounded(["reproduce", "--strict", "--format", "json"])
@@ -362,7 +362,7 @@ def test_reproduce_strict_writes_the_whole_report_then_one_error_line():
 # ---- 7. certify's work estimate counts the fixed cost of each layer ------------------------------
 
 def test_certify_counts_a_fixed_cost_per_layer():
-    from depthwidth.certify import MAX_WORK, estimate_work
+    from depthwidth.theory.certify import MAX_WORK, estimate_work
 
     # 0.2.0 estimated 4.8e9 (under the cap) for a run of 216 s: 10^6 layers of ~20 NumPy calls each
     assert estimate_work(1_000_000, 2, 1, 2, 10) > MAX_WORK
@@ -376,7 +376,7 @@ def test_certify_counts_a_fixed_cost_per_layer():
 @pytest.mark.parametrize("shape, m, rank", [("1x26x1", 40, 27), ("2x4x1", 100, 70), ("2x8x1", 700, 495), ("3x28x1", 100, 100)])
 def test_certify_documented_examples_still_pass_the_cap(shape, m, rank):
     """README's table of certified ranks: one layer gives H·d_a + 1, two layers C(d + 4, 4) (2x4x1: 70, 2x8x1: 495)."""
-    from depthwidth.certify import MAX_WORK, estimate_work
+    from depthwidth.theory.certify import MAX_WORK, estimate_work
 
     depth, width, heads = map(int, shape.split("x"))
     assert estimate_work(depth, width, heads, 2, m) <= MAX_WORK

@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
-from depthwidth.blocks import Architecture, preset
-from depthwidth.hardware import Constraints, is_prime, tp_sizes, violations
-from depthwidth.planner import PlanOptions, Spending, plan
+from depthwidth.arch.blocks import Architecture, preset
+from depthwidth.arch.hardware import Constraints, is_prime, tp_sizes, violations
+from depthwidth.advice.planner import PlanOptions, Spending, plan
 
 
 def arch(depth=12, width=768, heads=12, kv_heads=None, ffn=None, experts=None, expert_ffn=None, dense_layers=0):
@@ -167,7 +167,7 @@ def test_equiv_records_carry_the_deep_networks_tp_sizes():
 # sparsity" figure NVIDIA prints); the test holds them apart from the table it checks.
 
 from depthwidth.errors import InputError  # noqa: E402
-from depthwidth.hardware import ACCELERATORS, accelerator  # noqa: E402
+from depthwidth.arch.hardware import ACCELERATORS, accelerator  # noqa: E402
 
 DATASHEETS = {  # name: (dense BF16 FLOP/s, dense FP8 FLOP/s or None, HBM bytes, HBM bytes/s)
     "a100-80gb": (312e12, None, 80e9, 2.039e12),          # NVIDIA A100 datasheet: 312 TFLOPS BF16, 80GB, 2,039 GB/s

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from depthwidth.errors import InputError
-from depthwidth.hfconfig import EXPECTED, inspect_config
+from depthwidth.hf.config import EXPECTED, inspect_config
 
 GOLDEN = Path(__file__).parent / "golden" / "hf_counts.json"
 TOLERANCE = 0.005

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from depthwidth.catalog import lookup
+from depthwidth.arch.catalog import lookup
 from depthwidth.errors import InputError
-from depthwidth.hfconfig import (
+from depthwidth.hf.config import (
     MAX_CONFIG_BYTES,
     ConfigModel,
     inspect_config,
@@ -17,7 +17,7 @@ from depthwidth.hfconfig import (
     read_config_bytes,
     read_config_file,
 )
-from depthwidth.shapes import Shape
+from depthwidth.theory.shapes import Shape
 
 CONFIGS = Path(__file__).with_name("configs")
 
@@ -466,7 +466,7 @@ def test_pinned_acceptance_counts():
 
 def test_kv_cache_and_embeddings_of_real_configs():
     by_name = {name: inspect_config(cfg, name) for name, cfg, _, _ in REAL}
-    from depthwidth.blocks import kv_bytes_per_token
+    from depthwidth.arch.blocks import kv_bytes_per_token
 
     assert kv_bytes_per_token(by_name["Meta-Llama-3-8B"].architecture) == 2 * 32 * 8 * 128 * 2
     assert kv_bytes_per_token(by_name["DeepSeek-V3"].architecture) == 61 * (512 + 64) * 2
@@ -681,7 +681,7 @@ def test_gemma4_global_layers_shared_kv_and_per_layer_inputs():
 
 
 def test_hrm_shared_layers_are_counted_once_and_applied_every_time():
-    from depthwidth.blocks import flops_per_token
+    from depthwidth.arch.blocks import flops_per_token
     cfg = {"model_type": "hrm_text", "hidden_size": 256, "intermediate_size": 512, "num_attention_heads": 4,
            "head_dim": 64, "num_hidden_layers": 12, "num_layers_per_stack": 2, "hidden_act": "silu"}
     model = inspect_config(cfg, "hrm")

@@ -17,8 +17,8 @@ import pytest
 from conftest import assert_bad_input
 from pydantic import ValidationError
 
-from depthwidth.hffiles import ConfigFile, TrainerState
-from depthwidth.results import load_runs
+from depthwidth.hf.files import ConfigFile, TrainerState
+from depthwidth.loop.results import load_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "tests" / "configs"
@@ -115,7 +115,7 @@ def test_inspect_loads_pydantic_and_the_models():
     code = ("import contextlib, io, sys; from depthwidth.cli import app\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
             f"    app(['inspect', {str(CONFIGS / 'gpt2.json')!r}, '--format', 'json'], standalone_mode=False)\n"
-            "print('pydantic' in sys.modules, 'depthwidth.hffiles' in sys.modules)")
+            "print('pydantic' in sys.modules, 'depthwidth.hf.files' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.stdout.split() == ["True", "True"], done.stderr
 

@@ -13,10 +13,9 @@ import pytest
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "depthwidth"
 MAX_LINES = 500
-MATHEMATICS = ("depthwidth.theory", "depthwidth.solver", "depthwidth.exact", "depthwidth.certify")
-# what the mathematics may import: other mathematics, the shape type and the error type, and
-# hardware.is_prime (certify's primality test; pure number theory)
-MATHEMATICS_MAY_IMPORT = set(MATHEMATICS) | {"depthwidth.shapes", "depthwidth.errors", "depthwidth.hardware"}
+MATHEMATICS = ("depthwidth.theory.separation", "depthwidth.theory.solver", "depthwidth.theory.exact", "depthwidth.theory.certify")
+# what the mathematics may import: other mathematics, the shape type and the error type
+MATHEMATICS_MAY_IMPORT = set(MATHEMATICS) | {"depthwidth.theory", "depthwidth.theory.shapes", "depthwidth.errors"}
 TYPER_PRIVATE = ("typer._", "_runtime_param", "typer.main._", "click._", "RuntimeParam")
 TYPER_COMPAT = PACKAGE / "cli" / "_typer_compat.py"
 
@@ -102,8 +101,8 @@ def test_no_import_cycle():
 
 def test_the_graph_sees_the_packages():
     edges = graph()
-    assert {"depthwidth.output", "depthwidth.planner", "depthwidth.cli.inputs"} <= edges["depthwidth.cli.commands.plan"]
-    assert "depthwidth.theory" in edges["depthwidth.solver"]
+    assert {"depthwidth.output", "depthwidth.advice.planner", "depthwidth.cli.inputs"} <= edges["depthwidth.cli.commands.plan"]
+    assert "depthwidth.theory.separation" in edges["depthwidth.theory.solver"]
 
 
 @pytest.mark.parametrize("name", MATHEMATICS)
@@ -121,3 +120,51 @@ def test_typer_private_names_live_in_one_module():
     users = {name for name, path in modules().items()
              if any(word in path.read_text(encoding="utf-8") for word in TYPER_PRIVATE)}
     assert users == {module_name(TYPER_COMPAT)}
+
+
+ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
+
+
+def layer_order() -> list[tuple[str, list[str]]]:
+    """The layers of docs/architecture.md's table, top first: (layer, the paths it names)."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    table = text.split("<!-- layer-order", 1)[1].split("\n\n", 1)[0]
+    rows = [line.split("|")[1:3] for line in table.splitlines() if line.startswith("| ") and "---" not in line]
+    return [(name.strip(), [p.strip("` ") for p in paths.split(",")]) for name, paths in rows[1:]]
+
+
+def layer_of(name: str, order) -> int:
+    """The index (0 = top) of the layer that holds module ``name``."""
+    for index, (_, paths) in enumerate(order):
+        for path in paths:
+            dotted = path.removeprefix("depthwidth/").removesuffix("/").removesuffix(".py").replace("/", ".")
+            full = "depthwidth" if dotted == "__init__" else f"depthwidth.{dotted}"
+            if name == full or (full != "depthwidth" and name.startswith(full + ".")):
+                return index
+    raise AssertionError(f"{name} belongs to no layer of docs/architecture.md")
+
+
+def imports_against_the_order(edges, order):
+    return sorted((a, b) for a, deps in edges.items() for b in deps if layer_of(b, order) < layer_of(a, order))
+
+
+def test_the_layer_table_names_every_module():
+    order = layer_order()
+    assert [name for name, _ in order] == ["top", "cli", "output", "loop", "advice", "cost", "hf", "arch", "theory", "base"]
+    for name in modules():
+        layer_of(name, order)
+
+
+def test_imports_point_down_the_layers():
+    assert imports_against_the_order(graph(), layer_order()) == []
+
+
+def test_an_upward_import_is_found():
+    """The checker itself: theory importing the planner is against the order."""
+    order = layer_order()
+    edges = {"depthwidth.theory.separation": {"depthwidth.advice.planner"}, "depthwidth.advice.planner": {"depthwidth.theory.separation"}}
+    assert imports_against_the_order(edges, order) == [("depthwidth.theory.separation", "depthwidth.advice.planner")]
+
+
+def test_at_most_six_top_level_modules():
+    assert len([p for p in PACKAGE.glob("*.py")]) <= 6

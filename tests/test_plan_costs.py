@@ -21,9 +21,9 @@ import re
 
 import pytest
 
-from depthwidth.evidence import depth_band
-from depthwidth.planner import PlanOptions, Spending, plan
-from depthwidth.theory import min_depth
+from depthwidth.advice.evidence import depth_band
+from depthwidth.advice.planner import PlanOptions, Spending, plan
+from depthwidth.theory.separation import min_depth
 from conftest import run
 
 H100_BF16 = 989.5e12
@@ -169,7 +169,7 @@ def test_compare_and_inspect_records_carry_costs():
 
 
 def test_plan_rules_lists_every_rule_and_the_consensus():
-    from depthwidth.rules import REGISTRY
+    from depthwidth.advice.rules import REGISTRY
 
     out = run(["plan", "--params", "7e9", "--arch", "llama", "--rules", "--format", "json"])
     rows = {r["rule"]: r for r in json.loads(out.stdout)}
@@ -182,7 +182,7 @@ def test_phase_plot_draws_each_budgets_band():
     pytest.importorskip("matplotlib")
     import numpy as np
 
-    from depthwidth.plot import phase_figure
+    from depthwidth.output.plot import phase_figure
 
     budgets = (1e8, 1e9, 1e10)
     fig = phase_figure(budgets=budgets, models=())

@@ -7,11 +7,11 @@ from hypothesis import strategies as st
 
 from depthwidth.budgets import params_from_flops, params_from_tokens
 from depthwidth.errors import InputError
-from depthwidth.planner import PlanOptions, candidate_depths, plan
-from depthwidth.rules import empirical_optimum
+from depthwidth.advice.planner import PlanOptions, candidate_depths, plan
+from depthwidth.advice.rules import empirical_optimum
 
 LEVINE = PlanOptions(rule="levine-fit")  # the 0.2 default rule, still selectable with --rule levine-fit
-from depthwidth.theory import compare_pow3, lambert_w, min_depth, min_depth_exact, width_for
+from depthwidth.theory.separation import compare_pow3, lambert_w, min_depth, min_depth_exact, width_for
 
 
 @pytest.mark.parametrize("budget, exact, integer, width", [

@@ -10,14 +10,14 @@ import math
 import numpy as np
 import pytest
 
-from depthwidth.blocks import (
+from depthwidth.arch.blocks import (
     flops_per_token, kv_bytes_per_token, params_active, params_embedding, params_nonembedding, preset,
 )
 from depthwidth.errors import InputError
-from depthwidth.hardware import Constraints, tp_sizes
-from depthwidth.planner import PlanOptions, Spending, plan, planned_shape, theory_for
-from depthwidth.planvec import plan_many, rule_refusals
-from depthwidth.theory import REGIME_CODES, regime
+from depthwidth.arch.hardware import Constraints, tp_sizes
+from depthwidth.advice.planner import PlanOptions, Spending, plan, planned_shape, theory_for
+from depthwidth.advice.planvec import plan_many, rule_refusals
+from depthwidth.theory.separation import REGIME_CODES, regime
 
 PRESETS = ["vanilla", "gpt2", "llama", "mistral", "qwen2", "gemma", "mixtral", "deepseek"]
 
@@ -136,7 +136,7 @@ def test_exact_ties_of_the_papers_block():
 @pytest.mark.parametrize("arch", ["llama", "deepseek", "mixtral"])
 def test_threshold_counts_of_other_blocks(arch):
     """Budgets at and around the block's count at (L, 3^L), where its minimal depth steps."""
-    from depthwidth.planner import quadratic
+    from depthwidth.advice.planner import quadratic
 
     model = quadratic(Spending(arch))
     budgets = [math.floor(model.value(L, 3**L)) + d for L in range(2, 30) for d in (0, 1)]  # the last at L, the first past it

@@ -11,11 +11,11 @@ import pytest
 pytest.importorskip("matplotlib")
 
 from depthwidth.errors import InputError
-from depthwidth.rules import empirical_optimum
-from depthwidth.theory import min_depth_exact, width_for
-from depthwidth.plot import (DEFAULT_BUDGETS, DEFAULT_MODELS, DPI, bounds_figure, phase_figure, require_matplotlib,
+from depthwidth.advice.rules import empirical_optimum
+from depthwidth.theory.separation import min_depth_exact, width_for
+from depthwidth.output.plot import (DEFAULT_BUDGETS, DEFAULT_MODELS, DPI, bounds_figure, phase_figure, require_matplotlib,
                              save_figure)
-from depthwidth.shapes import default_heads, parse_shape
+from depthwidth.theory.shapes import default_heads, parse_shape
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -108,7 +108,7 @@ def test_require_matplotlib_names_the_install_command(monkeypatch):
 
 
 def test_import_is_free_of_matplotlib_and_figures_avoid_pyplot():
-    code = ("import sys, depthwidth.plot as p; assert 'matplotlib' not in sys.modules, 'imported at module level'; "
+    code = ("import sys, depthwidth.output.plot as p; assert 'matplotlib' not in sys.modules, 'imported at module level'; "
             "p.bounds_figure([768]); p.phase_figure(models=(), budgets=(1e9,)); "
             "assert 'matplotlib.pyplot' not in sys.modules, 'pyplot imported'")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
@@ -169,14 +169,14 @@ def test_phase_rejects_bad_budgets(bad):
 
 
 def test_phase_default_models_are_in_the_catalogue(default_phase):
-    from depthwidth.catalog import lookup
+    from depthwidth.arch.catalog import lookup
 
     assert 5 <= len(DEFAULT_MODELS) <= 8
     assert gids(default_phase, "model:") == sorted(f"model:{lookup(n).name}" for n in DEFAULT_MODELS)
 
 
 def test_phase_custom_models_one_marker_each():
-    from depthwidth.catalog import lookup
+    from depthwidth.arch.catalog import lookup
 
     fig = phase_figure(budgets=(1e9,), models=["bert-base", "MT-NLG-530B", "palm-540b"])  # names via catalog.lookup
     assert gids(fig, "model:") == ["model:bert-base", "model:mt-nlg-530b", "model:palm-540b"]

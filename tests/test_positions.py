@@ -12,9 +12,9 @@ import json
 
 import pytest
 
-from depthwidth import blocks
-from depthwidth.brief import FIELDS, brief_columns
-from depthwidth.planner import PlanOptions, Spending, plan
+from depthwidth.arch import blocks
+from depthwidth.advice.brief import FIELDS, brief_columns
+from depthwidth.advice.planner import PlanOptions, Spending, plan
 
 VOCAB = 50257  # GPT2Config's vocab_size
 

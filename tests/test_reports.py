@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from depthwidth.catalog import load_models, lookup
-from depthwidth.claims import DERIVED, DIFFERS, REPRODUCED, claims
-from depthwidth.hfconfig import inspect_config, read_config_file
-from depthwidth.reports import config_report, model_report
+from depthwidth.arch.catalog import load_models, lookup
+from depthwidth.advice.claims import DERIVED, DIFFERS, REPRODUCED, claims
+from depthwidth.hf.config import inspect_config, read_config_file
+from depthwidth.advice.reports import config_report, model_report
 
 CONFIGS = Path(__file__).parent / "configs"
 

@@ -12,8 +12,8 @@ import pytest
 from scipy.special import lambertw
 
 from depthwidth.errors import InputError
-from depthwidth.rules import GUARD, KINDS, REGISTRY, THEORY, get_rule, guard_messages, shape_positions
-from depthwidth.user_rules import rule_from_file
+from depthwidth.advice.rules import GUARD, KINDS, REGISTRY, THEORY, get_rule, guard_messages, shape_positions
+from depthwidth.advice.user_rules import rule_from_file
 
 from conftest import assert_finite_json_text, run
 
@@ -279,7 +279,7 @@ def test_rule_from_file_bad(tmp_path):
 
 def test_phase_figure_draws_each_rule(tmp_path):
     pytest.importorskip("matplotlib")
-    from depthwidth.plot import phase_figure
+    from depthwidth.output.plot import phase_figure
 
     fig = phase_figure(budgets=(1e9,), models=(), rules=True)
     lines = {line.get_gid(): line for line in fig.axes[0].get_lines() if (line.get_gid() or "").startswith("rule:")}
@@ -300,7 +300,7 @@ def test_phase_figure_draws_each_rule(tmp_path):
 def test_chinchilla_rule_is_a_fit_over_table_a9():
     import numpy as np
 
-    from depthwidth.published import CHINCHILLA_A9
+    from depthwidth.advice.published import CHINCHILLA_A9
 
     rule = get_rule("chinchilla")
     # Hoffmann et al. 2022 (arXiv 2203.15556), Table A9 "All models": 50 rows, e.g. 44M = 8 x 512,
@@ -376,7 +376,7 @@ def test_guards_never_warn_on_second_hand_constants():
 
 
 def test_a_verified_guard_warns_only_inside_its_range(monkeypatch):
-    import depthwidth.rules as rules
+    import depthwidth.advice.rules as rules
 
     guard = rules.Rule(
         name="test-guard", kind=GUARD, formula="L_max = d/100", constants={"low": rules.Constant(100.0, "test", True)},

@@ -3,8 +3,8 @@ import pytest
 
 from depthwidth.budgets import parse_flops, parse_params, parse_tokens
 from depthwidth.errors import InputError
-from depthwidth.catalog import resolve_shape
-from depthwidth.shapes import default_heads, params, parse_shape
+from depthwidth.arch.catalog import resolve_shape
+from depthwidth.theory.shapes import default_heads, params, parse_shape
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -59,7 +59,7 @@ def test_flops_and_tokens():
 
 @pytest.mark.parametrize("value, expected", [(768, 768), (768.0, 768), (3, 3)])
 def test_whole_accepts_integral_values(value, expected):
-    from depthwidth.shapes import whole
+    from depthwidth.theory.shapes import whole
 
     assert whole(value, "width") == expected and type(whole(value, "width")) is int
 
@@ -67,7 +67,7 @@ def test_whole_accepts_integral_values(value, expected):
 @pytest.mark.parametrize("value", [768.5, True, "768", None, float("nan")])
 def test_whole_refuses_the_rest_without_truncating(value):
     from depthwidth.errors import InputError
-    from depthwidth.shapes import whole
+    from depthwidth.theory.shapes import whole
 
     with pytest.raises(InputError, match="expected a whole number"):
         whole(value, "width")
@@ -75,7 +75,7 @@ def test_whole_refuses_the_rest_without_truncating(value):
 
 def test_whole_range():
     from depthwidth.errors import InputError
-    from depthwidth.shapes import whole
+    from depthwidth.theory.shapes import whole
 
     assert whole(2, "width", lowest=2, highest=3) == 2
     with pytest.raises(InputError, match="from 2 to 3"):

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from depthwidth.shapes import parse_shape
-from depthwidth.solver import (
+from depthwidth.theory.shapes import parse_shape
+from depthwidth.theory.solver import (
     COROLLARY_1, COROLLARY_2, DEEP_WINS, EXACT_LIMIT, FROM_BOUNDS, NO_SEPARATION, compare_shapes, corollary2_beta1,
     equivalence, replicate_width, surpass_width,
 )
-from depthwidth.theory import (
+from depthwidth.theory.separation import (
     CONSISTENT, LITERAL, THRESHOLD, bounds, log3_sep_upper_efficient, log3_sep_upper_inefficient, regime,
 )
 

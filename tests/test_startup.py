@@ -141,9 +141,9 @@ def test_schema_is_where_pydantic_is_loaded():
 def test_commands_without_a_budget_never_load_the_planner(argv):
     """The plan record's classes cost ~5 ms to define; a comparison needs only the Levine fit's
     depth (``rules.empirical_optimum``) and the minimal depth (``theory.min_depth``)."""
-    assert "depthwidth.planner" not in main_modules(argv)
+    assert "depthwidth.advice.planner" not in main_modules(argv)
 
 
 def test_plan_loads_the_planner():
     """The check above can fail."""
-    assert "depthwidth.planner" in main_modules(["plan", "--params", "1e9", "--format", "json"])
+    assert "depthwidth.advice.planner" in main_modules(["plan", "--params", "1e9", "--format", "json"])

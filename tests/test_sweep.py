@@ -11,11 +11,11 @@ import sys
 
 import pytest
 
-from depthwidth.blocks import preset
-from depthwidth.hardware import Constraints, is_prime
-from depthwidth.planner import PlanOptions, Spending
+from depthwidth.arch.blocks import preset
+from depthwidth.arch.hardware import Constraints, is_prime
+from depthwidth.advice.planner import PlanOptions, Spending
 from depthwidth.errors import InputError
-from depthwidth.sweep import budget_label, sweep, sweep_many, target_depths
+from depthwidth.loop.sweep import budget_label, sweep, sweep_many, target_depths
 
 
 def cli(*args, input=None):
@@ -164,7 +164,7 @@ def test_layout_options_are_checked():
 
 def test_multi_size_ids_are_the_export_folder_names(tmp_path):
     """Issue 22: multi-size exports named folders 1e+08-01-... while the id was 01-..."""
-    from depthwidth.export import write_configs
+    from depthwidth.loop.export import write_configs
 
     rows = sweep_many([10**8, 10**9], count=3)
     ids = [r.id for r in rows]
@@ -257,7 +257,7 @@ def test_plan_rule_file_recommends_the_fitted_optimum(tmp_path):
 
 def test_sweep_rows_export_with_their_own_blocks(tmp_path):
     """The architectures a sweep returns are what an export writes: the row's key/value heads and ffn."""
-    from depthwidth.export import write_configs
+    from depthwidth.loop.export import write_configs
 
     rows = sweep(10**9, llama_options(), count=3)
     out = tmp_path / "runs"

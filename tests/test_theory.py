@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from depthwidth.theory import (
+from depthwidth.theory.separation import (
     C2_READINGS, CONSISTENT, EFFICIENT, INEFFICIENT, LITERAL, THRESHOLD, bounds, compare_pow3, regime, threshold_depth,
 )
 

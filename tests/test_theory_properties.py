@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from depthwidth.theory import CONSISTENT, LITERAL, bounds, bounds_grid
+from depthwidth.theory.separation import CONSISTENT, LITERAL, bounds, bounds_grid
 
 DEPTHS = range(1, 16)
 HEADS = (1, 16, 128)

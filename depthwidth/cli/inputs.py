@@ -104,7 +104,7 @@ def check_list_rows(count: int, what: str, value: str, kind: str) -> None:
 
 def parse_int_list(text: str, what: str, lowest: int, highest: int) -> list[int]:
     """'2,3', '1:48' or '256:8192:256' (start:stop[:step], inclusive), or a mix, comma-separated."""
-    from ..shapes import whole_number
+    from ..theory.shapes import whole_number
 
     accepted = f"expected whole numbers from {lowest:,} to {highest:,} as a list like 2,3 or a range start:stop[:step] like 1:48"
     values: list[int] = []
@@ -129,7 +129,7 @@ def parse_int_list(text: str, what: str, lowest: int, highest: int) -> list[int]
 
 def resolve_shapes(texts: list[str], heads: Optional[int]) -> list:
     """Shapes or catalogue names, all validated before anything is computed; warns on H not dividing d."""
-    from ..catalog import resolve_shape
+    from ..arch.catalog import resolve_shape
 
     shapes = parse_each(texts, lambda text: resolve_shape(text, heads))
     warn_uneven(dict.fromkeys((s.width, s.heads) for s in shapes if s.width % s.heads))
@@ -148,7 +148,7 @@ def warn_uneven(pairs) -> None:
 
 def check_heads(heads: Optional[int]) -> None:
     """--heads: at least 1 and below the largest accepted width (the theorems need H < d)."""
-    from ..shapes import MAX_WIDTH
+    from ..theory.shapes import MAX_WIDTH
 
     if heads is not None and not 1 <= heads < MAX_WIDTH:
         raise InputError("--heads", heads, f"expected a whole number from 1 to {MAX_WIDTH - 1:,} (and below the width)")
@@ -173,9 +173,9 @@ def budgets(params, flops, tokens) -> tuple[str, list[int]]:
 def plan_options(arch, kv_heads, head_dim, ffn_mult, gated, experts, top_k, vocab, tied, count, multiple, ffn_multiple, tp,
                  rule, rule_file, context, reading="consistent"):
     """The planner's options from the command line (the block preset is checked by name here)."""
-    from ..blocks import PRESETS, preset
-    from ..hardware import Constraints
-    from ..planner import PlanOptions, Spending
+    from ..arch.blocks import PRESETS, preset
+    from ..arch.hardware import Constraints
+    from ..advice.planner import PlanOptions, Spending
 
     name = arch.strip().lower()
     if name not in PRESETS:
@@ -196,7 +196,7 @@ def warn_constraints(named_archs, tp: Optional[int], multiple: Optional[int]) ->
     """A stderr warning naming each rule a shape breaks among the ones the user asked for (--tp, --multiple)."""
     if tp is None and multiple is None:
         return
-    from ..hardware import Constraints, violations
+    from ..arch.hardware import Constraints, violations
 
     asked = Constraints(multiple=multiple, tp=tp or 1, composite_heads=False)
     for name, arch, heads in named_archs:

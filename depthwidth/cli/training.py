@@ -70,7 +70,7 @@ def budgets_with_tokens(params, flops, tokens) -> Budgets:
 
 def run_spec(tokens=None, gpu="h100", gpus=None, tp=1, pp=1, zero=1, recompute="selective", mfu=0.4, context=2048, batch=1):
     """The costs.RunSpec of the options (it checks itself: a bad value is an InputError naming its flag)."""
-    from ..costs import RunSpec
+    from ..cost.run import RunSpec
 
     if isinstance(mfu, str):  # a text option (a float option would load Pydantic): parsed here
         mfu = bounded_number(mfu, "--mfu", 1, "expected a model FLOPs utilization above 0 and at most 1, such as 0.4")
@@ -90,8 +90,8 @@ def one_token_count(tokens) -> float | None:
 
 def costed(record, arch, spec):
     """``record`` with the cost fields of ``arch`` under ``spec`` (all null when the layout is unknown)."""
-    from ..costs import run_costs
-    from ..run_records import cost_fields, empty_cost_fields, with_costs
+    from ..cost.run import run_costs
+    from ..cost.fields import cost_fields, empty_cost_fields, with_costs
 
     fields = empty_cost_fields() if arch is None else cost_fields(run_costs(arch, spec), spec.tokens is not None)
     return with_costs(record, fields)

@@ -18,30 +18,30 @@ def _attribute(module: str, name: str):
 
 
 def _comparison():
-    from ..reports import _comparison_report
+    from ..advice.reports import _comparison_report
 
     return _comparison_report()
 
 
 # name -> (the record's type, whether `--format json` prints an array of them, what prints it)
 RECORDS = {
-    "plan": (_attribute("planner", "Plan"), True, "plan --format json (one record per budget)"),
-    "plan-brief": (_attribute("planner", "PlanBrief"), True, "plan --brief --format json (one record per budget)"),
-    "candidate": (_attribute("planner", "Candidate"), False, "one of a plan's candidates"),
-    "plan-rules": (_attribute("rule_table", "RuleShape"), True, "plan --rules --format json"),
-    "shape": (_attribute("shape_record", "ShapeRecord"), False, "the one shape record"),
-    "bounds": (_attribute("shape_record", "ShapeRecord"), True, "bounds SHAPE... --format json"),
-    "grid": (_attribute("theory", "Bounds"), True, "bounds --depth A:B --width C:D --format json"),
+    "plan": (_attribute("advice.planner", "Plan"), True, "plan --format json (one record per budget)"),
+    "plan-brief": (_attribute("advice.planner", "PlanBrief"), True, "plan --brief --format json (one record per budget)"),
+    "candidate": (_attribute("advice.planner", "Candidate"), False, "one of a plan's candidates"),
+    "plan-rules": (_attribute("advice.rule_table", "RuleShape"), True, "plan --rules --format json"),
+    "shape": (_attribute("arch.record", "ShapeRecord"), False, "the one shape record"),
+    "bounds": (_attribute("arch.record", "ShapeRecord"), True, "bounds SHAPE... --format json"),
+    "grid": (_attribute("theory.separation", "Bounds"), True, "bounds --depth A:B --width C:D --format json"),
     "compare": (_comparison, False, "compare --format json"),
-    "equiv": (_attribute("solver", "Equivalence"), True, "equiv --format json"),
-    "models": (_attribute("reports", "ModelReport"), True, "models --format json"),
-    "inspect": (_attribute("reports", "ConfigReport"), True, "inspect --format json"),
-    "sweep": (_attribute("sweep", "SweepRow"), True, "sweep --format json"),
-    "export": (_attribute("export", "Export"), True, "export --format json"),
-    "fit": (_attribute("fit", "FitReport"), False, "fit --format json"),
-    "rules": (_attribute("rules", "Rule"), True, "rules --format json"),
-    "reproduce": (_attribute("claims", "Claim"), True, "reproduce --format json"),
-    "certify": (_attribute("certify", "Certificate"), True, "certify --format json"),
+    "equiv": (_attribute("theory.solver", "Equivalence"), True, "equiv --format json"),
+    "models": (_attribute("advice.reports", "ModelReport"), True, "models --format json"),
+    "inspect": (_attribute("advice.reports", "ConfigReport"), True, "inspect --format json"),
+    "sweep": (_attribute("loop.sweep", "SweepRow"), True, "sweep --format json"),
+    "export": (_attribute("loop.export", "Export"), True, "export --format json"),
+    "fit": (_attribute("loop.fit", "FitReport"), False, "fit --format json"),
+    "rules": (_attribute("advice.rules", "Rule"), True, "rules --format json"),
+    "reproduce": (_attribute("advice.claims", "Claim"), True, "reproduce --format json"),
+    "certify": (_attribute("theory.certify", "Certificate"), True, "certify --format json"),
 }
 
 

@@ -13,7 +13,7 @@ from .records import json_text
 
 def grid_columns() -> list[str]:
     """A grid row has exactly the fields of a shape record."""
-    from ..theory import Bounds
+    from ..theory.separation import Bounds
 
     return [f.name for f in dataclasses.fields(Bounds)]
 
@@ -28,7 +28,7 @@ def _grid_text_columns(chunk: dict, style: str) -> dict:
     """
     import numpy as np
 
-    from ..theory import REGIME_CODES
+    from ..theory.separation import REGIME_CODES
 
     null = "null" if style == "json" else ""
 

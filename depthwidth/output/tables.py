@@ -287,7 +287,7 @@ def _count_rows(r) -> list:
 
 
 def inspect_tables(records):
-    from ..blocks import DEFAULT_CONTEXT
+    from ..arch.blocks import DEFAULT_CONTEXT
 
     for r in records:
         yield _table(f"{r.source}" + (f" ({r.model_type})" if r.model_type else ""), ["", ""], [

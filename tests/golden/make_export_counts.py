@@ -23,10 +23,10 @@ import torch
 import transformers
 from transformers import AutoConfig, AutoModelForCausalLM
 
-from depthwidth import export
-from depthwidth.blocks import preset
-from depthwidth.hardware import Constraints
-from depthwidth.planner import PlanOptions, Spending
+from depthwidth.loop import export
+from depthwidth.arch.blocks import preset
+from depthwidth.arch.hardware import Constraints
+from depthwidth.advice.planner import PlanOptions, Spending
 
 OUT = pathlib.Path(__file__).with_name("export_counts.json")
 

@@ -38,9 +38,9 @@ def command(
         raise InputError("arguments", "(none)", "expected shapes such as 12x768, '-' for stdin, or --depth and --width for a grid")
     from ...output import emit
     from ...output.tables import bounds_tables
-    from ...reports import block_for, shape_record
-    from ...shapes import parse_shape_arrays
-    from ...theory import bounds as shape_bounds
+    from ...advice.reports import block_for, shape_record
+    from ...theory.shapes import parse_shape_arrays
+    from ...theory.separation import bounds as shape_bounds
 
     texts = expand_stdin(shapes)
     many = len(texts) >= VECTOR_ROWS and (format.value != "table" or field is not None) and tp is None and multiple is None
@@ -62,7 +62,7 @@ def _shape_list(depths, widths, heads, fmt: str, field: Optional[str], reading: 
     import numpy as np
 
     from ...output.stream import stream_grid
-    from ...reports import ShapeRecord, shape_list_chunks
+    from ...advice.reports import ShapeRecord, shape_list_chunks
 
     columns = [f.name for f in dataclasses.fields(ShapeRecord)]
     if field is not None and field not in columns:
@@ -75,7 +75,7 @@ def _shape_list(depths, widths, heads, fmt: str, field: Optional[str], reading: 
 def _grid(depth: str, width: str, heads: Optional[int], fmt: str, field: Optional[str], reading: str) -> None:
     """A depth x width grid: a table of at most MAX_TABLE_ROWS, or streamed in chunks."""
     from ...output import MAX_TABLE_ROWS
-    from ...shapes import MAX_DEPTH, MAX_WIDTH
+    from ...theory.shapes import MAX_DEPTH, MAX_WIDTH
 
     depths = parse_int_list(depth, "--depth", 1, MAX_DEPTH)
     widths = parse_int_list(width, "--width", 2, MAX_WIDTH)
@@ -89,12 +89,12 @@ def _grid(depth: str, width: str, heads: Optional[int], fmt: str, field: Optiona
             raise InputError("--format", fmt, f"a table holds at most {MAX_TABLE_ROWS:,} rows; use --format csv, jsonl or json for this {rows:,}-row grid")
         from ...output import emit
         from ...output.tables import bounds_tables
-        from ...shapes import default_heads
-        from ...theory import bounds as shape_bounds
+        from ...theory.shapes import default_heads
+        from ...theory.separation import bounds as shape_bounds
 
         records = [shape_bounds(L, d, default_heads(d) if heads is None else heads, reading) for L in depths for d in widths]
         return emit(records, fmt, None, bounds_tables)
     from ...output.stream import stream_grid
-    from ...theory import iter_bounds_grid
+    from ...theory.separation import iter_bounds_grid
 
     stream_grid(iter_bounds_grid(depths, widths, heads, reading=reading), fmt, field, sys.stdout, rows)

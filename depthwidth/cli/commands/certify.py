@@ -24,11 +24,11 @@ def command(
 
     Example: depthwidth certify 2x8x1 --reading literal
     """
-    from ...certify import certify as certify_shape
-    from ...certify import check_request
+    from ...theory.certify import certify as certify_shape
+    from ...theory.certify import check_request
     from ...output import emit
     from ...output.tables import certify_tables
-    from ...shapes import parse_shape
+    from ...theory.shapes import parse_shape
 
     given = {k: v for k, v in (("positions", positions), ("templates", templates), ("prime", prime)) if v is not None}
     parsed = [parse_shape(text) for text in shapes]

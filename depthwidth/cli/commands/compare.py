@@ -3,7 +3,7 @@ from typing import Annotated
 
 import typer
 
-from ...blocks import DEFAULT_CONTEXT
+from ...arch.blocks import DEFAULT_CONTEXT
 from ..inputs import resolve_shapes, warn_constraints
 from ..options import (Batch, C2Reading, CheckMultiple, Context, CostTp, Field, Fmt, Format, Gpu, Gpus, MfuText, Pp, Reading, Recompute,
                        Tokens, Zero)
@@ -35,8 +35,8 @@ def command(
 
     from ...output import emit
     from ...output.tables import compare_tables
-    from ...reports import block_for, compare_with_blocks
-    from ...solver import compare_shapes
+    from ...advice.reports import block_for, compare_with_blocks
+    from ...theory.solver import compare_shapes
     from ..training import costed, one_token_count, run_spec
 
     length = one_token_count(tokens)

@@ -24,10 +24,10 @@ def command(
 
     from ...output import emit
     from ...output.tables import equiv_tables
-    from ...reports import block_for
-    from ...shape_record import block_fields
-    from ...shapes import MAX_DEPTH
-    from ...solver import equivalence
+    from ...advice.reports import block_for
+    from ...arch.record import block_fields
+    from ...theory.shapes import MAX_DEPTH
+    from ...theory.solver import equivalence
 
     check_heads(heads)
     texts = expand_stdin(deep)

@@ -3,9 +3,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from ...blocks import DEFAULT_CONTEXT
+from ...arch.blocks import DEFAULT_CONTEXT
 from ...errors import InputError
-from ...hardware import DEFAULT_MULTIPLE
+from ...arch.hardware import DEFAULT_MULTIPLE
 from ..inputs import plan_options
 from ..options import (Count, Experts, FfnMult, FfnMultiple, Field, Fmt, Format, Gated, HeadDim, KvHeads, Multiple, Rule,
                        RuleFile, Tied, TopK, Tp, Vocab)
@@ -43,7 +43,7 @@ def command(
 
     Example: depthwidth export 24x2048x16 --to hf-llama --out ./my-model
     """
-    from ...export import config_for, export_architecture, export_record, model_architecture, plan_architecture, target, write_config
+    from ...loop.export import config_for, export_architecture, export_record, model_architecture, plan_architecture, target, write_config
     from ...output import check_field, emit
     from ...output.tables import export_tables
 
@@ -65,7 +65,7 @@ def command(
         given = [(flag, value) for flag, value in planned.items() if value is not None]
         if given:
             raise InputError(given[0][0], given[0][1], "applies to --plan BUDGET only; a SHAPE or model is exported as it is")
-        from ...shapes import SHAPE_LIKE
+        from ...theory.shapes import SHAPE_LIKE
 
         text = shape.strip()
         if text and not SHAPE_LIKE.match(text):  # a catalogue model: its own block
@@ -77,7 +77,7 @@ def command(
                                                            f"(give LxDxH --arch ... to change the block)")
             block = model_architecture(text, spec.name, **block_options)
         else:
-            from ...catalog import resolve_shape
+            from ...arch.catalog import resolve_shape
 
             parsed = resolve_shape(shape)
             explicit = text.lower().count("x") == 2  # LxDxH: the heads are given

@@ -24,8 +24,8 @@ def fit_report(results: Optional[str], group_by: GroupBy, form: str, bootstrap: 
                id_column: str = "id", metric: str = "last"):
     """Read and fit results (shared by `fit` and `plot fit`): a results file (CSV, JSON, JSONL; joined
     to ``sweep`` by id when given) or a directory of Trainer runs; (report, runs)."""
-    from ...fit import fit_results
-    from ...results import load_runs
+    from ...loop.fit import fit_results
+    from ...loop.results import load_runs
 
     if results is None and runs_dir is None:
         raise InputError("results", "(none)", "expected a RESULTS file (CSV, JSON or JSONL; - for stdin) or --runs DIR")
@@ -72,7 +72,7 @@ def command(
     from ... import __version__
     from ...output import check_field, emit
     from ...output.tables import fit_tables
-    from ...rulefile import rule_name, write_rule_file
+    from ...advice.rulefile import rule_name, write_rule_file
 
     report, _ = fit_report(results, group_by, form.value, bootstrap, seed, rule_name(name, save), runs_dir=runs_dir,
                            sweep=sweep, loss_column=loss_column, id_column=id_column, metric=metric.value)

@@ -3,7 +3,7 @@ from typing import Annotated, List
 
 import typer
 
-from ...blocks import DEFAULT_CONTEXT
+from ...arch.blocks import DEFAULT_CONTEXT
 from ..inputs import read_stdin_bytes, warn_constraints
 from ..notices import warn
 from ..options import (Batch, C2Reading, CheckMultiple, Context, CostTp, Field, Fmt, Format, Gpu, Gpus, MfuText, Pp, Reading, Recompute,
@@ -31,10 +31,10 @@ def command(
 
     Example: depthwidth inspect ./llama-7b/config.json --tokens 2e12 --gpus 512 --tp 8
     """
-    from ...hfconfig import inspect_config, read_config_bytes, read_config_file
+    from ...hf.config import inspect_config, read_config_bytes, read_config_file
     from ...output import emit
     from ...output.tables import inspect_tables
-    from ...reports import config_report
+    from ...advice.reports import config_report
     from ..training import costed, one_token_count, run_spec
 
     spec = run_spec(one_token_count(tokens), gpu, gpus, tp or 1, pp, zero, recompute, mfu, context, batch)

@@ -24,10 +24,10 @@ def command(
     Example: depthwidth models --filter gpt3 --sort depth
     """
     from ...budgets import parse_quantity
-    from ...catalog import filter_models, load_models, sort_models
+    from ...arch.catalog import filter_models, load_models, sort_models
     from ...output import emit
     from ...output.tables import models_tables
-    from ...reports import model_report
+    from ...advice.reports import model_report
 
     low = float(parse_quantity(min_params, "--min-params")) if min_params is not None else None
     high = float(parse_quantity(max_params, "--max-params")) if max_params is not None else None

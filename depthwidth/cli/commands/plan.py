@@ -3,8 +3,8 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from ...blocks import DEFAULT_CONTEXT
-from ...hardware import DEFAULT_MULTIPLE
+from ...arch.blocks import DEFAULT_CONTEXT
+from ...arch.hardware import DEFAULT_MULTIPLE
 from ..inputs import plan_options
 from ..notices import WARN_EACH, warn
 from ..options import (Arch, Batch, C2Reading, Context, Count, CountOf, Experts, FfnMult, FfnMultiple, Field, Fmt, Format, Gated,
@@ -58,10 +58,10 @@ def command(
     from dataclasses import replace
 
     from ...errors import InputError
-    from ...evidence import PREFERENCES
+    from ...advice.evidence import PREFERENCES
     from ...output import emit
     from ...output.tables import plan_rules_tables, plan_tables
-    from ...planner import plan as make_plan
+    from ...advice.planner import plan as make_plan
     from ..training import budgets_with_tokens, run_spec
 
     given = budgets_with_tokens(params, flops, tokens)
@@ -77,7 +77,7 @@ def command(
         warn(f"{len(given.values):,} budgets planned one at a time (a few ms each, with rules and candidates); "
              "--brief gives the threshold rule's answer for all of them at once")
     if rules:
-        from ...rule_table import rule_shapes
+        from ...advice.rule_table import rule_shapes
 
         return emit([row for b in given.values for row in rule_shapes(b, options)], format.value, field, plan_rules_tables)
     plans = [make_plan(b, options, given.source, t) for b, t in zip(given.values, given.tokens)]
@@ -98,7 +98,7 @@ def _brief(values: list[int], options, source: str, fmt: str, field) -> None:
     """`plan --brief`: every budget's threshold-rule answer as columns (``brief.py``), one write."""
     import sys
 
-    from ...brief import PlanBrief, brief_columns
+    from ...advice.brief import PlanBrief, brief_columns
     from ...output import emit
     from ...output.columns import write_columns
     from ...output.tables import plan_brief_tables

@@ -31,7 +31,7 @@ def phase(
     Example: depthwidth plot phase --out phase.png --shape 12x768
     """
     from ...budgets import parse_params
-    from ...plot import DEFAULT_BUDGETS, DEFAULT_MODELS, check_output_path, phase_figure, require_matplotlib, save_figure
+    from ...output.plot import DEFAULT_BUDGETS, DEFAULT_MODELS, check_output_path, phase_figure, require_matplotlib, save_figure
 
     require_matplotlib()
     check_output_path(out, force)  # before drawing: a bad --out fails at once
@@ -54,7 +54,7 @@ def bounds(
 
     Example: depthwidth plot bounds --width 768 --width 4096 --out bounds.svg
     """
-    from ...plot import bounds_figure, check_output_path, require_matplotlib, save_figure
+    from ...output.plot import bounds_figure, check_output_path, require_matplotlib, save_figure
 
     require_matplotlib()
     check_output_path(out, force)  # before drawing: a bad --out fails at once
@@ -74,7 +74,7 @@ def fit(
 
     Example: depthwidth plot fit results.csv --out fit.png
     """
-    from ...plot import check_output_path, fit_figure, require_matplotlib, save_figure
+    from ...output.plot import check_output_path, fit_figure, require_matplotlib, save_figure
 
     require_matplotlib()
     check_output_path(out, force)  # before drawing: a bad --out fails at once

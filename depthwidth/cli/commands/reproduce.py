@@ -17,7 +17,7 @@ def command(
 
     Example: depthwidth reproduce --strict
     """
-    from ...claims import DIFFERS, claims
+    from ...advice.claims import DIFFERS, claims
     from ...output import emit
     from ...output.tables import claims_tables
 

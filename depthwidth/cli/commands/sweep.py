@@ -3,9 +3,9 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from ...blocks import DEFAULT_CONTEXT
+from ...arch.blocks import DEFAULT_CONTEXT
 from ...errors import InputError
-from ...hardware import DEFAULT_MULTIPLE
+from ...arch.hardware import DEFAULT_MULTIPLE
 from ..inputs import budgets, parse_int_list, plan_options
 from ..notices import warn
 from ..options import (Batch, C2Reading, Context, Count, Experts, FfnMult, FfnMultiple, Field, Fmt, Format, Gated, Gpu, Gpus,
@@ -59,8 +59,8 @@ def command(
     """
     from ...output import emit
     from ...output.tables import sweep_tables
-    from ...shapes import MAX_DEPTH
-    from ...sweep import sweep_many
+    from ...theory.shapes import MAX_DEPTH
+    from ...loop.sweep import sweep_many
 
     training = None
     if tokens and (params or flops):  # --tokens with a budget: how long every row trains
@@ -70,14 +70,14 @@ def command(
     if arch is None:
         arch = "vanilla"
         if export is not None:
-            from ...export import target
+            from ...loop.export import target
 
             arch = target(export.strip().lower()).preset
     if (export is None) != (out is None):
         raise InputError("--export/--out", export or out, "give --export FORMAT and --out DIR together")
     fmt = None if export is None else export.strip().lower()
     if fmt is not None:
-        from ...export import target
+        from ...loop.export import target
 
         target(fmt)  # an unknown format fails before the sweep is computed
     options = plan_options(arch, None, head_dim, ffn_mult, gated, experts, top_k, vocab, tied, budget_count, multiple,
@@ -89,7 +89,7 @@ def command(
         training = [float(TOKENS_PER_PARAM * v) for v in values]
     spec = None
     if training is not None:
-        from ...costs import RunSpec
+        from ...cost.run import RunSpec
 
         spec = RunSpec(tokens=None, gpu=gpu, gpus=gpus, tp=tp, pp=pp, zero=zero, recompute=recompute.strip().lower(),
                        mfu=mfu, context=context, batch=batch)  # every option checked before the sweep is computed
@@ -97,14 +97,14 @@ def command(
     if spec is not None:
         from dataclasses import replace
 
-        from ...sweep_costs import costed
+        from ...loop.sweep_costs import costed
 
         per_budget = dict(zip(values, training if len(training) == len(values) else training * len(values)))  # one D, or one each
         rows = costed(rows, [replace(spec, tokens=per_budget[r.budget]) for r in rows])
     for line in rows.skipped:
         warn(line)
     if fmt is not None:
-        from ...export import write_configs
+        from ...loop.export import write_configs
         from ...output import plain
 
         write_configs(list(zip([r.id for r in rows], rows.architectures)), fmt, out, force, [plain(r) for r in rows],

@@ -1,0 +1,81 @@
+"""The warnings and notes of a plan: what the threshold rule says, how the recommendation was made
+(the evidence band and its pick, or the chosen rule), what the snapping cost, what the guards say
+(``rules.guard_messages``: warnings only inside their range with verified constants) and what was
+assumed about the training run. Pure: strings from the planner's values."""
+from __future__ import annotations
+
+from ..arch.snapping import BUDGET_TOLERANCE
+from ..theory.separation import THRESHOLD, compare_pow3
+
+
+def advice(budget, options, theory, planned, recommended, optimum, rule, candidates, band, cost,
+           fitted=None) -> tuple[list[str], list[str]]:
+    """(warnings, notes) of a plan. Warnings: a shape off the budget by more than the tolerance, a
+    verified guard broken inside its range, a pipeline degree that does not divide the depth, a
+    rule file's clamped depth. Notes: everything else worth knowing."""
+    from .rules import guard_messages
+
+    spending = options.spending
+    depth, width = planned.arch.depth, planned.arch.width
+    rec = recommended.arch
+    warnings: list[str] = []
+    notes = [f"threshold rule (Levine et al. 2020): depth {depth} is the smallest with 3^L >= width for this budget "
+             f"({spending.arch} block, the budget limiting {spending.budget_count}); below log3(width), adding depth "
+             "pays off double-exponentially, above it depth and width trade evenly"]
+    if spending.learns_positions:  # GPT-2's wpe: context x width, in params_embedding (and in a with-embeddings budget)
+        from ..arch.blocks import position_table_note
+
+        notes.append(position_table_note(spending.position_rows))
+    if compare_pow3(depth, width) < 0:
+        notes.append(f"no valid width at depth {depth} keeps depth >= log3(width): {width} is past 3^{depth}")
+    if abs(planned.deviation) > BUDGET_TOLERANCE:
+        warnings.append(f"budget {budget:.4g}: the planned shape {depth}x{width} is {planned.deviation:+.1%} from the budget "
+                        f"(beyond ±{BUDGET_TOLERANCE:.0%}): the nearest valid width at the minimal depth")
+    if abs(recommended.deviation) > BUDGET_TOLERANCE:
+        warnings.append(f"budget {budget:.4g}: the recommended shape {rec.depth}x{rec.width} is {recommended.deviation:+.1%} "
+                        f"from the budget (beyond ±{BUDGET_TOLERANCE:.0%}): no valid shape near it spends the budget closer")
+    lo, hi = band.depth_band
+    if rule is None:
+        notes.append(f"recommended by the consensus (--rule consensus, prefer {options.prefer}): the evidence band "
+                     f"[{lo}, {hi}], then the cheapest valid shape in it by the cost of the training run (GPU-hours and memory "
+                     "compared per unit of the budget, so no shape wins by spending less of it)")
+        if not lo <= rec.depth <= hi:
+            warnings.append(f"budget {budget:.4g}: no valid shape lies in the evidence band [{lo}, {hi}]; "
+                            f"recommending the valid shape nearest its middle, {rec.depth}x{rec.width}")
+    elif optimum is not None:
+        flag = "" if rule.verified else " (constants not verified against a stored source)"
+        extrapolated = rule.extrapolated(budget, optimum[0])
+        notes.append(f"recommended by rule '{rule.name}' ({rule.kind}){flag}: depth {optimum[0]:.1f}, width "
+                     f"{optimum[1]:,.0f} before snapping to a valid shape; {rule.source}"
+                     + ("; outside the rule's range: an extrapolation" if extrapolated else ""))
+    else:
+        notes.append(f"rule '{rule.name}' is the threshold rule itself: the recommended shape is the minimal depth")
+    if fitted is not None:
+        notes.append(f"rule file: depth {fitted.depth:.1f} at {budget:.3g} (95% interval {fitted.low:.1f}-{fitted.high:.1f}); "
+                     + ("the budget lies inside the fitted sizes" if fitted.in_range else "outside the fitted sizes"))
+        if fitted.clamped:
+            warnings.append(f"budget {budget:.4g}: {fitted.note}; the recommendation is the clamped depth's shape")
+        elif fitted.note:
+            notes.append(fitted.note)
+    notes += band.notes
+    guard_warnings, guard_notes = guard_messages(rec.depth, rec.width, budget)
+    warnings += guard_warnings
+    notes += guard_notes
+    spec = cost.spec
+    if rec.depth % spec.pp:
+        warnings.append(f"--pp {spec.pp} does not divide the recommended depth {rec.depth}: the most loaded pipeline "
+                        f"stage holds {-(-rec.depth // spec.pp)} layers")
+    if not cost.tokens_given:
+        notes.append(f"no --tokens: the shapes were ranked at the compute-optimal {cost.ranking.tokens:.3g} tokens "
+                     "(20 per parameter, Hoffmann et al. 2022); training FLOPs, GPU-hours and days are not printed")
+    elif spec.gpus is None:
+        notes.append("no --gpus: GPU-hours given, wall-clock days not (train_days is null)")
+    if cost.costs(rec).fits_on_gpu is False:
+        notes.append(f"the recommended shape needs {cost.costs(rec).train_memory_per_gpu_bytes / 1e9:.1f} GB per GPU to train, "
+                     f"more than the {spec.hardware.label}'s memory: raise --tp, --pp or --zero, or recompute more")
+    if max(c.depth for c in candidates) >= 48:
+        notes.append("stacks of ~60 layers diverged without special initialization (Liu et al. 2020, ADMIN); "
+                     "residual connections and MLPs counter rank collapse (Dong et al. 2021)")
+    if any(c.regime == THRESHOLD for c in candidates):
+        notes.append("a candidate sits exactly on d = 3^L, where neither theorem applies")
+    return warnings, notes

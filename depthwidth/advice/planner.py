@@ -1,0 +1,418 @@
+"""Depth and width for a parameter budget, for any block, as shapes a cluster can run.
+
+Three answers, kept apart on purpose:
+- the threshold rule (theory, Levine et al. 2020): the smallest depth L with 3^L >= d(L), where
+  d(L) is the width that spends the budget at depth L; below log3(width), adding depth pays off
+  double-exponentially. For the paper's block (N = 12·L·d²) L* = W(ln3·N/6)/(2·ln3);
+- a rule from the registry (``rules.py``: fits, practice, guards), or the user's own fitted rule;
+- hardware validity (``hardware.py``): every printed shape is snapped to widths and depths that
+  satisfy the alignment and tensor-parallel constraints, with the deviation from the budget.
+
+Counting is ``blocks.py``'s: this module only asks it for counts of concrete architectures.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+from ..errors import InputError
+from ..arch.hardware import Constraints, tp_sizes, width_step
+from ..arch.blocks import DEFAULT_CONTEXT
+from ..arch.record import ShapeRecord, block_fields, counts, shape_record
+from ..theory.shapes import MAX_WIDTH
+from ..arch.snapping import (BUDGET_TOLERANCE, FAR_FROM_BUDGET, Snapped, no_valid_shape, rule_shape, snap_depth,  # noqa: F401
+                       snap_width)
+from ..arch.spending import Quadratic, Spending, block_min_depth, block_min_depth_exact, quadratic  # noqa: F401
+from . import notes as plan_notes
+from ..theory.separation import CONSISTENT, THRESHOLD, bounds, compare_pow3, min_depth, min_depth_exact, width_for  # noqa: F401
+
+# The largest width a plan may print is 10^15 (shapes.MAX_WIDTH); at the minimal depth 32 that is
+# a budget of 12·32·10^30 ≈ 3.84e32 for the paper's block. Larger budgets are refused, not rounded.
+MAX_PLAN_WIDTH = MAX_WIDTH
+
+
+# ---- the plan record ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Candidate(ShapeRecord):
+    """One iso-budget shape: the shape record (``shape_record.ShapeRecord``), its aspect ratio d/L,
+    ``budget_deviation`` (the relative deviation of the count the budget limits, the plan's
+    ``budget_count``, from the budget), whether its depth lies in the evidence band, and the costs
+    of its training run (``run_records.COST_FIELDS``; null where they need what was not given)."""
+
+    aspect_ratio: float
+    budget_deviation: float
+    in_band: bool = False
+    tokens: float | None = None
+    train_flops_per_token: int | None = None
+    train_flops: float | None = None
+    train_gpu_hours: float | None = None
+    train_days: float | None = None
+    weights_bytes_per_gpu: int | None = None
+    gradients_bytes_per_gpu: int | None = None
+    optimizer_bytes_per_gpu: int | None = None
+    activations_bytes_per_gpu: int | None = None
+    train_memory_per_gpu_bytes: int | None = None
+    fits_on_gpu: bool | None = None
+    kv_cache_bytes_per_sequence: int | None = None
+    inference_memory_bytes: int | None = None
+
+
+
+def candidate(snapped: Snapped, context: int, reading: str = CONSISTENT, costs: dict | None = None,
+              in_band: bool = False) -> Candidate:
+    """The candidate record of a snapped shape (``costs``: its cost fields, run_records.cost_fields)."""
+    arch = snapped.arch
+    record = shape_record(bounds(arch.depth, arch.width, arch.heads, reading), arch, context)
+    return Candidate(**record.__dict__, aspect_ratio=arch.width / arch.depth, budget_deviation=snapped.deviation,
+                     in_band=in_band, **(costs or {}))
+
+
+@dataclass(frozen=True)
+class PlanBrief:
+    """The threshold rule's answer for one budget: the leading fields of every plan record, and
+    all of `plan --brief` (``brief.py``)."""
+
+    budget: int
+    budget_source: str
+    arch: str
+    budget_count: str
+    min_depth_exact: float
+    min_depth: int
+    width_exact: float
+    width: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    ffn: int
+    gated: bool
+    experts: int | None
+    top_k: int | None
+    params_12Ld2: int
+    params_nonembedding: int
+    params_active: int
+    params_embedding: int | None
+    params_with_embeddings: int | None
+    budget_deviation: float
+    flops_per_token: int
+    kv_bytes_per_token: int | None
+    tp_sizes: tuple[int, ...]
+    regime: str
+
+
+@dataclass(frozen=True)
+class Plan(PlanBrief):
+    """The plan record for one budget (field names are the JSON contract; README documents each):
+    the PlanBrief fields, then the rule, the recommendation, the evidence and the run."""
+
+    rule: str
+    empirical_depth: float | None
+    empirical_width: float | None
+    recommended_depth: int
+    recommended_width: int
+    recommended_heads: int
+    recommended_kv_heads: int
+    recommended_ffn: int
+    recommended_params_nonembedding: int
+    recommended_params_active: int
+    recommended_params_with_embeddings: int | None
+    recommended_budget_deviation: float
+    recommended_tp_sizes: tuple[int, ...]
+    # the evidence and the pick (evidence.py; README "How the recommendation is made")
+    prefer: str
+    depth_band: tuple[int, int]
+    why: str
+    evidence: tuple[dict, ...]
+    rule_depth_low: float | None  # --rule-file: the 95% interval of the fitted depth, in range, clamped
+    rule_depth_high: float | None
+    rule_in_range: bool | None
+    rule_clamped: bool | None
+    # the training run (costs.py; README "Costs of a training run"): the minimal-depth shape's costs
+    run: dict
+    tokens: float | None
+    train_flops_per_token: int
+    train_flops: float | None
+    train_gpu_hours: float | None
+    train_days: float | None
+    weights_bytes_per_gpu: int
+    gradients_bytes_per_gpu: int
+    optimizer_bytes_per_gpu: int
+    activations_bytes_per_gpu: int
+    train_memory_per_gpu_bytes: int
+    fits_on_gpu: bool
+    kv_cache_bytes_per_sequence: int | None
+    inference_memory_bytes: int
+    # ... and the recommended shape's
+    recommended_train_flops: float | None
+    recommended_train_gpu_hours: float | None
+    recommended_train_days: float | None
+    recommended_train_memory_per_gpu_bytes: int
+    recommended_fits_on_gpu: bool
+    recommended_kv_cache_bytes_per_sequence: int | None
+    candidates: tuple[Candidate, ...]
+    warnings: tuple[str, ...]
+    notes: tuple[str, ...]
+
+
+DEFAULT_RULE = "consensus"  # recommend.CONSENSUS: the evidence band, then the cheapest valid shape in it
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    """Everything `plan` takes besides the budget. ``run``: the training run every shape is costed
+    under (a ``costs.RunSpec``; None: its defaults; its context is ``context``); ``prefer``: what
+    the consensus pick minimizes (evidence.PREFERENCES). ``context`` is also the rows of a learned
+    position table (GPT-2): ``spending`` is set to it (``Spending.at_context``)."""
+
+    spending: Spending = field(default_factory=Spending)
+    constraints: Constraints = field(default_factory=Constraints)
+    rule: str = DEFAULT_RULE
+    rule_file: str | None = None
+    context: int = DEFAULT_CONTEXT
+    reading: str = CONSISTENT
+    prefer: str = "balanced"
+    run: object = None
+
+    def __post_init__(self):
+        # one context: a learned position table (GPT-2's wpe) has the plan's context rows in every shape
+        object.__setattr__(self, "spending", self.spending.at_context(self.context))
+
+
+def candidate_depths(lowest: int, top_depth: float, most: int = 12) -> list[int]:
+    """Depths from the minimal depth to beyond the deepest recommendation, on a 1-1.5-2-3-4-6-8 ladder."""
+    top = max(math.ceil(1.25 * top_depth), 2 * lowest)
+    ladder, scale = [], 1
+    while scale <= top:
+        ladder += [scale * k for k in (1, 1.5) if lowest < scale * k <= top and float(scale * k).is_integer()]
+        scale *= 2
+    depths = sorted({lowest, *map(int, ladder), max(lowest, round(top_depth))})
+    if len(depths) > most:  # thin the middle, keep both ends and the recommended depth
+        keep = {depths[0], depths[-1], max(lowest, round(top_depth))}
+        step = len(depths) / (most - len(keep))
+        keep |= {depths[int(i * step)] for i in range(most - len(keep))}
+        depths = sorted(keep)
+    return depths
+
+
+@dataclass(frozen=True)
+class Theory:
+    """The threshold rule for a budget and block: minimal depth, its real crossing, the width."""
+
+    model: Quadratic
+    min_depth: int
+    min_depth_exact: float
+    width_exact: float
+
+
+def theory_for(budget: int, spending: Spending) -> Theory:
+    """Minimal depth by the threshold rule, closed forms for the paper's block (numbers unchanged
+    since 0.1), the exact quadratic count for any other block.
+
+    Budgets whose minimal-depth width passes 10^15 (the largest accepted width; JSON integers stay
+    exact below 2^53) are refused: about 3.8e32 for the paper's block (12·32·10^30)."""
+    model = quadratic(spending)
+    if spending.paper_block:
+        depth = min_depth(budget)
+        theory = Theory(model, depth, min_depth_exact(budget), width_for(budget, depth))
+    else:
+        depth = block_min_depth(budget, model)
+        theory = Theory(model, depth, block_min_depth_exact(budget, model), model.width(budget, depth))
+    if theory.width_exact > MAX_PLAN_WIDTH:
+        limit_depth = next(L for L in range(1, 64) if 3**L >= MAX_PLAN_WIDTH)
+        raise InputError("budget", f"{budget:.3g}", f"too large to plan: its minimal-depth width would pass 10^15 "
+                                                     f"(the largest accepted width); budgets up to about "
+                                                     f"{float(model.value(limit_depth, MAX_PLAN_WIDTH)):.2g} for --arch {spending.arch}")
+    return theory
+
+
+def _minimal_depth_shape(budget: int, spending: Spending, constraints: Constraints, theory: Theory) -> Snapped | None:
+    """The valid width nearest the budget at the minimal depth, keeping 3^(L-1) < width <= 3^L when
+    that stays within FAR_FROM_BUDGET of the budget (else the nearest valid width at that depth)."""
+    depth = theory.min_depth
+    low = 3 ** (depth - 1) + 1 if depth > 1 else 2
+    planned = snap_width(budget, spending, constraints, depth, theory.width_exact, lo=low, hi=3**depth)
+    if planned is None or abs(planned.deviation) > FAR_FROM_BUDGET:
+        # the threshold guarantee and the constraints cannot both hold near the budget: keep the constraints
+        anywhere = snap_width(budget, spending, constraints, depth, theory.width_exact)
+        if planned is None or (anywhere is not None and abs(anywhere.deviation) <= FAR_FROM_BUDGET):
+            planned = anywhere
+    return planned
+
+
+def smallest_budget(budget: int, spending: Spending, constraints: Constraints) -> float | None:
+    """About the smallest budget above ``budget`` whose minimal-depth shape is valid and within the
+    tolerance (steps of 10%; None past 10^12 times the budget)."""
+    trial = float(budget)
+    while trial < budget * 1e12:
+        trial *= 1.1
+        try:
+            shape = _minimal_depth_shape(int(trial), spending, constraints, theory_for(int(trial), spending))
+        except InputError:
+            return None
+        if shape is not None and abs(shape.deviation) <= BUDGET_TOLERANCE:
+            return trial
+    return None
+
+
+def planned_shape(budget: int, spending: Spending, constraints: Constraints, theory: Theory) -> Snapped:
+    """The minimal depth's shape: the depth is the theory's answer, so only the width moves, to the
+    valid width nearest the budget that keeps 3^(L-1) < width <= 3^L (else the nearest valid one).
+
+    A budget below every valid shape (the smallest valid width at the minimal depth spends more than
+    1 + FAR_FROM_BUDGET times it: the width multiple, the head size or a preset's fixed sizes) is
+    refused, naming about the smallest budget these options can plan."""
+    depth = theory.min_depth
+    planned = _minimal_depth_shape(budget, spending, constraints, theory)
+    if planned is not None and planned.deviation > FAR_FROM_BUDGET:
+        arch, smallest = planned.arch, smallest_budget(budget, spending, constraints)
+        step = width_step(constraints, spending.head_dim)
+        raise InputError("budget", f"{budget:.4g}", f"too small for --arch {spending.arch} with these options: its smallest valid "
+                                                    f"shape at the minimal depth, {arch.depth}x{arch.width} (widths in steps of {step}), "
+                                                    f"spends {planned.deviation + 1:.3g}x the budget; "
+                                                    + (f"the smallest budget it can plan is about {smallest:.2g}" if smallest else
+                                                       "no budget nearby can be planned")
+                                                    + f" (a --multiple below {constraints.multiple:,} or a smaller --head-dim "
+                                                      "allows narrower shapes)")
+    step = width_step(constraints, spending.head_dim)
+    if planned is None or (abs(planned.deviation) > FAR_FROM_BUDGET and theory.width_exact > 2 * step):
+        raise no_valid_shape(spending, constraints, depth, theory.width_exact)
+    return planned
+
+
+def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "params", tokens: float | None = None) -> Plan:
+    """Minimal depth by the threshold rule, the recommended shape (the consensus of the evidence,
+    or the chosen rule), and candidate shapes, every one valid under the constraints and costed
+    under the plan's run (``tokens``: the training length; None: none given)."""
+    from .evidence import depth_band
+    from .pick import CONSENSUS, consensus_pick, costing, rule_why
+    from ..cost.fields import RECOMMENDED_FIELDS
+
+    options = options or PlanOptions()
+    spending, constraints = options.spending, options.constraints
+    theory = theory_for(budget, spending)
+    depth, model = theory.min_depth, theory.model
+    planned = planned_shape(budget, spending, constraints, theory)
+    step = width_step(constraints, spending.head_dim)
+    if options.run is None:  # the run's defaults, at the tensor-parallel degree the shapes must shard by
+        from ..cost.run import RunSpec
+
+        options = replace(options, run=RunSpec(tp=constraints.tp))
+    cost = costing(options.run, budget, tokens, options.context)
+    width_at_depth = lambda L: model.width(budget, L)
+    band = depth_band(budget, depth, width_at_depth)
+    lo, hi = band.depth_band
+    rule, optimum, fitted, left_out = None, None, None, None
+    if options.rule_file is None and options.rule == CONSENSUS:
+        recommended, agreed, left_out = consensus_pick(budget, spending, constraints, model, depth, band, cost, options.prefer)
+        target = math.sqrt(lo * hi)
+        why = agreed.why
+        if recommended is None:  # no valid shape inside the band: the valid shape nearest its middle
+            recommended = snap_depth(budget, spending, constraints, model, target, lowest=depth)
+    else:
+        rule = chosen_rule(options)
+        if options.rule_file:
+            fitted = fitted_rule_depth(options.rule_file, budget, model)
+        optimum = (fitted.depth, width_at_depth(fitted.depth)) if fitted is not None and fitted.clamped \
+            else rule.recommend(budget, width_at_depth)
+        target = optimum[0] if optimum else depth
+        if optimum is None:  # the threshold rule itself: its recommendation is the planned shape
+            recommended = planned
+        else:
+            recommended = rule_shape(budget, spending, constraints, optimum, lowest=depth) \
+                or snap_depth(budget, spending, constraints, model, target, lowest=depth)
+    if recommended is None or (abs(recommended.deviation) > FAR_FROM_BUDGET and theory.width_exact > 2 * step):
+        raise no_valid_shape(spending, constraints, round(target), width_at_depth(target))
+    rec = recommended.arch
+    if rule is not None:
+        why = rule_why(rule.name, rec.depth, rec.width, (lo, hi), bool(fitted and fitted.clamped))
+    shapes = plan_candidates(budget, spending, constraints, model, depth, sorted({lo, hi}), max(target, hi, rec.depth), recommended)
+    built = [candidate(s, options.context, options.reading, cost.fields(s.arch), lo <= s.arch.depth <= hi) for s in shapes]
+    arch = planned.arch
+    record = bounds(arch.depth, arch.width, arch.heads, options.reading)
+    fields, _ = block_fields(arch, context=options.context)
+    rec_counts = counts(rec)
+    rec_costs = cost.fields(rec)
+    warnings, notes = plan_notes.advice(budget, options, theory, planned, recommended, optimum, rule, built, band, cost, fitted)
+    notes += [left_out] if left_out else []
+    return Plan(
+        budget=budget, budget_source=budget_source, arch=spending.arch, budget_count=spending.budget_count,
+        min_depth_exact=theory.min_depth_exact, min_depth=depth, width_exact=theory.width_exact, width=arch.width,
+        heads=arch.heads, params_12Ld2=record.params_12Ld2, budget_deviation=planned.deviation, **fields,
+        regime=record.regime, rule=CONSENSUS if rule is None else rule.name,
+        empirical_depth=optimum[0] if optimum else None, empirical_width=optimum[1] if optimum else None,
+        recommended_depth=rec.depth, recommended_width=rec.width, recommended_heads=rec.heads,
+        recommended_kv_heads=rec.kv_heads, recommended_ffn=rec.ffn,
+        recommended_params_nonembedding=rec_counts["params_nonembedding"], recommended_params_active=rec_counts["params_active"],
+        recommended_params_with_embeddings=rec_counts["params_with_embeddings"],
+        recommended_budget_deviation=recommended.deviation, recommended_tp_sizes=tp_sizes(rec),
+        prefer=options.prefer, depth_band=(lo, hi), why=why, evidence=tuple(evidence_records(band)),
+        rule_depth_low=None if fitted is None else fitted.low, rule_depth_high=None if fitted is None else fitted.high,
+        rule_in_range=None if fitted is None else fitted.in_range, rule_clamped=None if fitted is None else fitted.clamped,
+        run=run_record(cost), **cost.fields(arch),
+        **{"recommended_" + name: rec_costs[name] for name in RECOMMENDED_FIELDS},
+        candidates=tuple(built), warnings=tuple(warnings), notes=tuple(notes),
+    )
+
+
+def plan_candidates(budget, spending, constraints, model, lowest: int, extra: list[int], top: float, recommended: Snapped) -> list[Snapped]:
+    """The candidate shapes: one per width, at depths from the minimal depth to past the deepest of
+    the target, the band and the pick (``candidate_depths``, plus ``extra``), always holding the
+    recommended shape itself (a candidate of the same depth or width gives way to it)."""
+    candidates = []
+    for L in sorted(set(candidate_depths(lowest, top)) | set(extra)):
+        snapped = snap_depth(budget, spending, constraints, model, L, lowest=lowest,
+                             exclude=frozenset(c.arch.depth for c in candidates))
+        if snapped is not None and all(c.arch.width != snapped.arch.width for c in candidates):
+            candidates.append(snapped)  # one candidate per width: neighbouring depths of one width add nothing
+    rec = recommended.arch
+    candidates = [c for c in candidates if c.arch.depth != rec.depth and c.arch.width != rec.width] + [recommended]
+    return sorted(candidates, key=lambda s: s.arch.depth)
+
+
+def evidence_records(band) -> list[dict]:
+    from .evidence import evidence_records as records
+
+    return records(band)
+
+
+def run_record(cost) -> dict:
+    """The plan's ``run``: the options every shape was costed under, and the length ranked at."""
+    spec = cost.spec
+    return dict(gpu=spec.gpu, gpus=spec.gpus, tp=spec.tp, pp=spec.pp, zero=spec.zero, recompute=spec.recompute,
+                sequence_parallel=spec.sequence_parallel, mfu=spec.mfu, context=spec.context, batch=spec.batch,
+                micro_batch=spec.micro_batch, data_parallel=spec.dp, ranking_tokens=cost.ranking.tokens,
+                tokens_assumed=not cost.tokens_given)
+
+
+def fitted_rule_depth(path, budget: int, model):
+    """rulefile.fitted_depth of the user's rule file at this budget, for the planner's block."""
+    from .rulefile import fitted_depth, read_rule_file
+
+    def log_width(L):
+        width = model.width(budget, L)
+        return math.log(width) if 0 < width < math.inf else (-math.inf if width <= 0 else math.inf)
+
+    return fitted_depth(read_rule_file(path), budget, log_width)
+
+
+def chosen_rule(options: PlanOptions):
+    """The rule that gives the recommended shape: the user's rule file, or a registry rule."""
+    from .rules import get_rule
+    from .user_rules import rule_from_file
+
+    rule = rule_from_file(options.rule_file) if options.rule_file else get_rule(options.rule)
+    if rule.kind == "guard":
+        raise InputError("--rule", options.rule, "a guard bounds the depth but recommends no shape; "
+                                                 "choose a rule of kind fit, practice or theory (see `depthwidth rules`)")
+    return rule
+
+
+def plan_architecture(budget: int, arch: str = "llama", **options):
+    """The recommended, hardware-valid architecture of a plan (what `export --plan` writes).
+
+    ``options``: ``overrides`` (dict of block fields), ``count``, ``constraints`` (hardware.Constraints),
+    ``rule``, ``rule_file``, ``context``."""
+    overrides = tuple(sorted((options.pop("overrides", None) or {}).items()))
+    spending = Spending(arch, overrides, options.pop("count", "total"))
+    p = plan(budget, PlanOptions(spending=spending, **options))
+    return spending.architecture(p.recommended_depth, p.recommended_width)

@@ -1,0 +1,436 @@
+"""Rule files: a depth/width law fitted on a user's own sweep (``depthwidth fit --save``).
+
+The format is ``depthwidth-rule/2`` (``/1`` is still read), a JSON object (UTF-8, never NaN or
+Infinity): the Levine et al. 2020 (NeurIPS version) form ln d_opt = a + b·L and/or a power law
+d_opt = k·N^alpha (with L_opt = depth_k·N^beta), their intervals, covariances and goodness of fit
+(held out), the data range, the per-group optima, what the rule was fitted on (sizes, depths,
+widths, number of runs, source hashes: ``fitted_on``) and the provenance (date, tool version).
+
+Reading validates with the Pydantic models of ``rulemodels`` (imported only when a rule file is
+read), then checks that the law is plausible across its own fitted range (``plausibility``): an
+optimum between depth 1 and 10^4 and width 1 and 10^7. ``fitted_depth`` gives what the planner
+shows: the law's depth for a budget with its interval, whether the budget is inside the fitted
+range, and whether the depth had to be clamped. No SciPy, no NumPy here.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ..errors import InputError
+
+RULE_FORMAT = "depthwidth-rule/2"
+READ_FORMATS = ("depthwidth-rule/1", RULE_FORMAT)
+DEPTH_LIMITS = (1.0, 1e4)  # a plausible optimal depth (issue 25: depth_k = 1e30 recommended 5086 layers)
+WIDTH_LIMITS = (1.0, 1e7)  # a plausible optimal width (issue 25: a = 100 gave width 3e43)
+Z95 = 1.959963984540054  # the normal quantile of a central 95% interval
+FORMS = ("levine", "power")
+GROUP_BY = ("params", "flops")
+NAME_PATTERN = re.compile(r"[a-z0-9-]+")
+
+
+@dataclass(frozen=True)
+class LevineLaw:
+    """ln d_opt = a + b·L (the form of Levine et al. 2020, NeurIPS version), fitted on one's own optima."""
+
+    a: float
+    b: float
+    a_interval: tuple[float, float]
+    b_interval: tuple[float, float]
+    r2: float | None  # of ln(optimal width) predicted from each group's size; None when all widths are equal
+    rmse: float  # root-mean-square error of that prediction, in ln(width)
+    covariance: tuple[tuple[float, float], tuple[float, float]] | None = None  # of (a, b)
+    heldout_rmse: float | None = None  # leave-one-size-out error in ln(width) (None: fewer than 3 sizes)
+
+    def width_at_depth(self, depth: float) -> float:
+        """exp(a + b·L)."""
+        return math.exp(self.a + self.b * depth)
+
+
+@dataclass(frozen=True)
+class PowerLaw:
+    """d_opt = k·N^alpha and L_opt = depth_k·N^beta, N the group size (params or FLOPs)."""
+
+    k: float
+    alpha: float
+    alpha_interval: tuple[float, float]
+    k_interval: tuple[float, float]
+    depth_k: float
+    depth_beta: float
+    beta_interval: tuple[float, float]
+    r2: float | None
+    rmse: float
+    depth_covariance: tuple[tuple[float, float], tuple[float, float]] | None = None  # of (ln depth_k', beta)
+    depth_pivot: float | None = None  # ln N0: ln L = ln depth_k' + beta·(ln N - ln N0), depth_k' = depth_k·N0^beta
+    heldout_rmse: float | None = None
+
+    def width_for_size(self, size: float) -> float:
+        """k·N^alpha, computed in log space."""
+        return math.exp(math.log(self.k) + self.alpha * math.log(size))
+
+    def depth_for_size(self, size: float) -> float:
+        """depth_k·N^beta, computed in log space."""
+        return math.exp(math.log(self.depth_k) + self.depth_beta * math.log(size))
+
+
+@dataclass(frozen=True)
+class FitRange:
+    """The data the law was fitted on: group sizes, and the depths and widths of every run."""
+
+    size: tuple[float, float]
+    depth: tuple[float, float]
+    width: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class GroupOptimum:
+    """One size group's optimal depth (the vertex of its loss parabola in ln L) and its interval."""
+
+    size: float
+    optimal_depth: float
+    depth_interval: tuple[float, float]
+    runs: int
+
+
+@dataclass(frozen=True)
+class Source:
+    file: str
+    sha256: str
+
+
+@dataclass(frozen=True)
+class FittedOn:
+    """What a rule was fitted on: each group's size, every run's depth and width, how many runs,
+    and the sha256 of every file read."""
+
+    sizes: tuple[float, ...]
+    depths: tuple[float, ...]
+    widths: tuple[float, ...]
+    runs: int
+    sources: tuple[Source, ...]
+
+
+@dataclass(frozen=True)
+class FittedRule:
+    """A rule file's content; field names are the JSON keys of ``depthwidth-rule/1``."""
+
+    format: str
+    name: str
+    form: str  # the law plan uses: "levine" or "power"
+    levine: LevineLaw | None
+    power: PowerLaw | None
+    group_by: str  # what N means in the power law: "params" or "flops"
+    fit_range: FitRange
+    groups: tuple[GroupOptimum, ...]
+    source: Source
+    created: str
+    tool: str
+    fitted_on: FittedOn | None = None
+
+    def width_at_depth(self, depth: float) -> float | None:
+        """Levine form: the optimal width exp(a + b·L) at depth L; None when the Levine form was not fitted."""
+        return None if self.levine is None else self.levine.width_at_depth(depth)
+
+    def width_for_size(self, size: float) -> float | None:
+        """Power form: the optimal width k·N^alpha for size N (in ``group_by`` units); None when not fitted."""
+        return None if self.power is None else self.power.width_for_size(size)
+
+    def depth_for_size(self, size: float) -> float | None:
+        """Power form: the optimal depth depth_k·N^beta for size N; None when not fitted."""
+        return None if self.power is None else self.power.depth_for_size(size)
+
+    def in_range(self, size: float) -> bool:
+        """Whether N lies inside the sizes the rule was fitted on."""
+        low, high = self.fit_range.size
+        return low <= size <= high
+
+
+def rule_name(name: str | None, path: str | None) -> str:
+    """The rule's name: ``name`` if given (checked), else the file stem of ``path`` made
+    lower-case with other characters turned to hyphens ("My Fit.json" -> "my-fit"), else "fit"."""
+    if name is not None:
+        if not NAME_PATTERN.fullmatch(name):
+            raise InputError("--name", name, "expected lower-case letters, digits and hyphens, e.g. my-fit")
+        return name
+    stem = re.sub(r"[^a-z0-9-]+", "-", Path(path).stem.lower()).strip("-") if path else ""
+    return stem or "fit"
+
+
+# ---- writing -----------------------------------------------------------------------------------
+
+def rule_dict(rule: FittedRule) -> dict:
+    """The rule as plain JSON values (tuples to lists), keys in the documented order."""
+    from dataclasses import asdict
+
+    def plain(value):
+        if isinstance(value, dict):
+            return {k: plain(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [plain(v) for v in value]
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        return value
+
+    return plain(asdict(rule))
+
+
+def rule_json(rule: FittedRule) -> str:
+    return json.dumps(rule_dict(rule), indent=2, allow_nan=False) + "\n"
+
+
+def write_rule_file(rule: FittedRule, path: str | os.PathLike, force: bool = False) -> Path:
+    """Write the rule file: to a temporary name in the same folder, then renamed into place.
+    An existing file is never replaced without ``force`` (the no-overwrite rename is a hard link,
+    so a file appearing meanwhile is not clobbered either)."""
+    target = Path(path)
+    text = rule_json(rule)
+    if target.is_dir():
+        raise InputError("--save", str(path), "expected a file name, not a folder")
+    if target.exists() and not force:
+        raise InputError("--save", str(path), "the file exists; pass --force to overwrite it")
+    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        temp.write_text(text, encoding="utf-8")
+        if force:
+            os.replace(temp, target)
+        else:
+            try:
+                os.link(temp, target)
+            except FileExistsError:
+                raise InputError("--save", str(path), "the file exists; pass --force to overwrite it") from None
+            except OSError:  # a file system without hard links: the check above is the guard
+                os.replace(temp, target)
+    except OSError as err:
+        raise InputError("--save", str(path), f"cannot write it: {err.strerror or err}") from None
+    finally:
+        try:
+            temp.unlink()
+        except OSError:
+            pass
+    return target
+
+
+# ---- reading -----------------------------------------------------------------------------------
+
+RULE_HINT = "a rule file written by `depthwidth fit --save`"
+
+
+def read_rule_file(path: str | os.PathLike) -> FittedRule:
+    """Read (through the one bounded reader, ``userfile``) and validate a rule file; InputError
+    (one line) on any problem."""
+    from ..userfile import read_bytes
+
+    shown = str(path)
+    return parse_rule(read_bytes(shown, "rule file", RULE_HINT), shown)
+
+
+def parse_rule(data: bytes | str, shown: str = "<rule>") -> FittedRule:
+    """Validate rule-file content (bytes or text) into a FittedRule: JSON, then the Pydantic
+    models (``rulemodels.RuleModel``), then the law's plausibility across its fitted range."""
+    from pydantic import ValidationError
+
+    from .rulemodels import RuleModel
+
+    def bad(message: str) -> InputError:
+        return InputError("rule file", shown, message)
+
+    try:
+        text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
+        raw = json.loads(text, parse_constant=_reject_constant)
+    except UnicodeDecodeError:
+        raise bad(f"not UTF-8 text; expected {RULE_HINT}") from None
+    except (ValueError, RecursionError) as err:
+        raise bad(f"not valid JSON ({err}); expected {RULE_HINT}") from None
+    if not isinstance(raw, dict):
+        raise bad(f"expected a JSON object: {RULE_HINT}")
+    if raw.get("format") not in READ_FORMATS:
+        raise bad(f"format is {raw.get('format')!r}; expected one of {', '.join(map(repr, READ_FORMATS))}")
+    try:
+        model = RuleModel.model_validate_json(text, strict=True)  # strict: "5" is not the number 5
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise bad(f"{where}: {first['msg']}" + (f" (and {err.error_count() - 1} more problems)" if err.error_count() > 1 else "")) from None
+    rule = _rule(model)
+    problems = plausibility(rule)
+    if problems:
+        raise bad("implausible law: " + "; ".join(problems) + f" (a plausible optimum has depth {DEPTH_LIMITS[0]:g} to "
+                  f"{DEPTH_LIMITS[1]:g} and width {WIDTH_LIMITS[0]:g} to {WIDTH_LIMITS[1]:g}); refit it with `depthwidth fit`")
+    return rule
+
+
+def _reject_constant(token: str):
+    raise ValueError(f"{token} is not allowed")
+
+
+def _pairs(value):
+    return None if value is None else tuple(tuple(float(x) for x in row) for row in value)
+
+
+def _rule(m) -> FittedRule:
+    """The dataclasses of a validated RuleModel."""
+    levine = power = None
+    if m.levine is not None:
+        v = m.levine
+        levine = LevineLaw(v.a, v.b, tuple(v.a_interval), tuple(v.b_interval), v.r2, v.rmse, _pairs(v.covariance),
+                           v.heldout_rmse)
+    if m.power is not None:
+        p = m.power
+        power = PowerLaw(p.k, p.alpha, tuple(p.alpha_interval), tuple(p.k_interval), p.depth_k, p.depth_beta,
+                         tuple(p.beta_interval), p.r2, p.rmse, _pairs(p.depth_covariance), p.depth_pivot, p.heldout_rmse)
+    r = m.fit_range
+    groups = tuple(GroupOptimum(g.size, g.optimal_depth, tuple(g.depth_interval), g.runs) for g in m.groups)
+    fitted_on = None
+    if m.fitted_on is not None:
+        f = m.fitted_on
+        fitted_on = FittedOn(tuple(f.sizes), tuple(f.depths), tuple(f.widths), f.runs,
+                             tuple(Source(s.file, s.sha256) for s in f.sources))
+    return FittedRule(m.format, m.name, m.form, levine, power, m.group_by,
+                      FitRange(tuple(r.size), tuple(r.depth), tuple(r.width)), groups,
+                      Source(m.source.file, m.source.sha256), m.created, m.tool, fitted_on)
+
+
+# ---- what the law says, and whether to believe it -----------------------------------------------
+
+def params_for_size(rule: FittedRule, size: float) -> float:
+    """The parameter count N of a group size: N itself, or N = sqrt(C/120) for FLOPs (C = 6·N·D,
+    D = 20·N: Hoffmann et al. 2022)."""
+    return size if rule.group_by == "params" else math.sqrt(size / 120)
+
+
+def size_for_params(rule: FittedRule, params: float) -> float:
+    return params if rule.group_by == "params" else 120 * params * params
+
+
+def _paper_log_width(params: float):
+    """ln of the width spending N at depth L with the paper's block, N = 12·L·d²."""
+    log_n = math.log(params)
+    return lambda depth: 0.5 * (log_n - math.log(12) - math.log(depth))
+
+
+def levine_crossing_depth(a: float, b: float, log_width_at_depth) -> float | None:
+    """The depth where ln d = a + b·L meets the iso-budget curve ln d(L) (bisection in ln L over
+    10^-6..10^12); None when they do not meet there."""
+    gap = lambda log_depth: log_width_at_depth(math.exp(log_depth)) - a - b * math.exp(log_depth)
+    grid = [math.log(10.0) * k / 4 for k in range(-24, 49)]
+    for low, high in zip(grid, grid[1:]):
+        g_low, g_high = gap(low), gap(high)
+        if g_low == 0:
+            return math.exp(low)
+        if g_low * g_high < 0:
+            for _ in range(80):
+                mid = (low + high) / 2
+                low, high = (mid, high) if gap(mid) * g_low > 0 else (low, mid)
+            return math.exp((low + high) / 2)
+    return None
+
+
+def log_optimum(rule: FittedRule, params: float, log_width_at_depth=None, constants=None) -> tuple[float, float] | None:
+    """(depth, ln width) of the rule's optimum for N parameters (None: the Levine law never meets
+    the iso-budget curve). ``constants`` replaces (a, b) or (ln depth_k', beta) for intervals."""
+    if rule.form == "power":
+        law = rule.power
+        log_size = math.log(size_for_params(rule, params))
+        if constants is None:
+            log_depth = math.log(law.depth_k) + law.depth_beta * log_size
+        else:
+            log_depth = constants[0] + constants[1] * (log_size - (law.depth_pivot or 0.0))
+        return math.exp(min(log_depth, 700.0)), math.log(law.k) + law.alpha * log_size
+    law = rule.levine
+    a, b = constants if constants is not None else (law.a, law.b)
+    width_curve = log_width_at_depth or _paper_log_width(params)
+    depth = levine_crossing_depth(a, b, width_curve)
+    return None if depth is None else (depth, a + b * depth)
+
+
+def plausibility(rule: FittedRule) -> list[str]:
+    """What is implausible about the law across its own fitted size range (empty: nothing): an
+    optimum outside depth 1..10^4 or width 1..10^7 at the smallest, middle or largest fitted size."""
+    low, high = rule.fit_range.size
+    out = []
+    for size in sorted({low, math.sqrt(low * high), high}):
+        optimum = log_optimum(rule, params_for_size(rule, size))
+        if optimum is None:
+            out.append(f"at size {size:.3g} the {rule.form} law never meets the iso-budget curve")
+            continue
+        depth, log_width = optimum
+        if not DEPTH_LIMITS[0] <= depth <= DEPTH_LIMITS[1] or not math.log(WIDTH_LIMITS[0]) <= log_width <= math.log(WIDTH_LIMITS[1]):
+            width = f"{math.exp(log_width):.3g}" if log_width < 700 else f"e^{log_width:.4g}"
+            out.append(f"at size {size:.3g} its optimum is depth {depth:.4g}, width {width}")
+    return out
+
+
+@dataclass(frozen=True)
+class FittedDepth:
+    """What the planner shows for a rule file: the law's depth for a budget, its 95% interval,
+    whether the budget lies inside the fitted sizes, and whether the depth had to be clamped to
+    1..10^4 (``note`` says why, for a warning and the JSON record)."""
+
+    depth: float
+    low: float
+    high: float
+    in_range: bool
+    clamped: bool
+    note: str | None
+
+
+def _interval_points(center: tuple[float, float], covariance, box) -> list[tuple[float, float]]:
+    """Points on the 95% ellipse of (c0, c1) along its axes, or the corners of the box intervals."""
+    if covariance is None:
+        return [(x, y) for x in box[0] for y in box[1]]
+    (s00, s01), (_, s11) = covariance
+    trace, det = s00 + s11, s00 * s11 - s01 * s01
+    root = math.sqrt(max(trace * trace / 4 - det, 0.0))
+    points = []
+    for eigen in (trace / 2 + root, trace / 2 - root):
+        vector = (s01, eigen - s00) if abs(s01) > 1e-300 else ((1.0, 0.0) if abs(eigen - s00) <= abs(eigen - s11) else (0.0, 1.0))
+        norm = math.hypot(*vector) or 1.0
+        scale = Z95 * math.sqrt(max(eigen, 0.0)) / norm
+        for sign in (1, -1):
+            points.append((center[0] + sign * scale * vector[0], center[1] + sign * scale * vector[1]))
+    return points
+
+
+def fitted_depth(rule: FittedRule, budget: float, log_width_at_depth=None) -> FittedDepth:
+    """The rule's optimal depth for a parameter budget with its 95% interval (from the constants'
+    covariance, or, for files without one, the corners of their intervals), whether the budget is
+    inside the fitted sizes, and a clamp to 1..10^4 flagged in ``clamped``/``note``.
+
+    ``log_width_at_depth``: ln of the width spending the budget at depth L for the planner's block
+    (Levine form); default the paper's block, N = 12·L·d²."""
+    optimum = log_optimum(rule, budget, log_width_at_depth)
+    if optimum is None:
+        raise InputError("rule file", rule.name, f"its Levine law never meets the iso-budget curve of {budget:.3g}")
+    depth = optimum[0]
+    if rule.form == "power":  # ln L = c + beta·(ln N - pivot): its variance is exact for a line
+        law = rule.power
+        x = math.log(size_for_params(rule, budget))
+        if law.depth_covariance is not None and law.depth_pivot is not None:
+            (v_c, v_cb), (_, v_b) = law.depth_covariance
+            offset = x - law.depth_pivot
+            half = Z95 * math.sqrt(max(v_c + 2 * offset * v_cb + offset * offset * v_b, 0.0))
+        else:  # a /1 file: only beta's interval, pivoting at the middle of the fitted sizes
+            low_size, high_size = rule.fit_range.size
+            offset = abs(x - math.log(math.sqrt(low_size * high_size)))
+            half = offset * (law.beta_interval[1] - law.beta_interval[0]) / 2
+        low, high = depth * math.exp(-min(half, 700.0)), depth * math.exp(min(half, 700.0))
+    else:
+        law = rule.levine
+        points = _interval_points((law.a, law.b), law.covariance, (law.a_interval, law.b_interval))
+        depths = [depth] + [o[0] for p in points if (o := log_optimum(rule, budget, log_width_at_depth, p)) is not None]
+        low, high = min(depths), max(depths)
+    in_range = rule.in_range(size_for_params(rule, budget))
+    clamped = not DEPTH_LIMITS[0] <= depth <= DEPTH_LIMITS[1]
+    note = None
+    if clamped:
+        note = (f"rule '{rule.name}' gives depth {depth:.4g} for {budget:.3g}, outside {DEPTH_LIMITS[0]:g}-"
+                f"{DEPTH_LIMITS[1]:g}: clamped")
+        depth = min(max(depth, DEPTH_LIMITS[0]), DEPTH_LIMITS[1])
+    elif not in_range:
+        lo, hi = rule.fit_range.size
+        note = f"budget {budget:.3g} lies outside the sizes rule '{rule.name}' was fitted on ({lo:.3g}-{hi:.3g}): an extrapolation"
+    return FittedDepth(depth, min(low, depth), max(high, depth), in_range, clamped, note)

@@ -1,0 +1,167 @@
+"""Shapes that train well on real hardware: alignment and tensor-parallel validity.
+
+Conventions (each a default the user can change; sources in README "Shapes you can train"):
+- head dimension 64 or 128 (GPT-2/BERT use 64, LLaMA/Mistral/Qwen2 128);
+- width a multiple of 128 (tensor-core tiles) and of the head dimension;
+- feed-forward size a multiple of the preset's ``ffn_multiple`` (LLaMA rounds to 256);
+- vocabulary padded to a multiple of 64 or 128 (Megatron-LM's make-vocab-size-divisible-by);
+- tensor parallelism of degree t (Megatron-LM, Shoeybi et al. 2019) splits attention heads and
+  feed-forward columns: t | H, t | ffn, t | E or t | expert size, and t | G or G | t for the
+  key/value heads (fewer KV heads than t are replicated, as vLLM and Megatron do).
+
+Everything here reads an architecture by attribute (depth, width, heads, kv_heads, head_dim, ffn,
+experts, expert_ffn, dense_layers), so it works on ``blocks.Architecture`` and catalogue rows alike.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..theory.exact import is_prime
+
+TP_LIMIT = 128  # tp_sizes lists degrees up to this
+DEFAULT_MULTIPLE = 128
+
+
+@dataclass(frozen=True)
+class Constraints:
+    """The alignment a shape must satisfy; ``None`` switches a rule off.
+
+    ``composite_heads``: the head count is 1, 2 or composite, never a prime >= 3 that only shards
+    1 or H ways (the 40x1472x23 of depthwidth 0.1).
+    """
+
+    multiple: int | None = DEFAULT_MULTIPLE
+    head_dim: int | None = None
+    ffn_multiple: int | None = None
+    tp: int = 1
+    vocab_multiple: int | None = None
+    composite_heads: bool = True
+
+
+def _dense_ffn(arch) -> int | None:
+    """The dense feed-forward size that tensor parallelism splits, None when every layer is MoE."""
+    experts = getattr(arch, "experts", None)
+    if experts and not getattr(arch, "dense_layers", 0):
+        return None
+    return getattr(arch, "ffn", None)
+
+
+def tp_conflicts(arch, tp: int) -> list[str]:
+    """Why tensor parallelism of degree ``tp`` cannot split this architecture (empty: it can)."""
+    out = []
+    heads, kv_heads = arch.heads, getattr(arch, "kv_heads", None) or arch.heads
+    if heads % tp:
+        out.append(f"{heads} attention heads are not divisible by tp {tp}")
+    if kv_heads != heads and kv_heads % tp and tp % kv_heads:  # (with G = H the line above says it)
+        out.append(f"{kv_heads} key/value heads and tp {tp}: needs tp | kv_heads or kv_heads | tp")
+    ffn = _dense_ffn(arch)
+    if ffn and ffn % tp:
+        out.append(f"feed-forward size {ffn} is not divisible by tp {tp}")
+    experts = getattr(arch, "experts", None)
+    if experts:
+        expert_ffn = getattr(arch, "expert_ffn", None)
+        if experts % tp and (not expert_ffn or expert_ffn % tp):
+            out.append(f"{experts} experts of size {expert_ffn} and tp {tp}: needs tp | experts or tp | expert size")
+    return out
+
+
+def tp_sizes(arch, limit: int = TP_LIMIT) -> tuple[int, ...]:
+    """The valid tensor-parallel degrees up to ``limit``: divisors t of H passing ``tp_conflicts``."""
+    heads = arch.heads
+    return tuple(t for t in range(1, min(heads, limit) + 1) if heads % t == 0 and not tp_conflicts(arch, t))
+
+
+def violations(arch, constraints: Constraints) -> list[str]:
+    """Each constraint in force that ``arch`` breaks, named (empty: a valid shape)."""
+    c = constraints
+    out = []
+    width, heads = arch.width, arch.heads
+    head_dim = getattr(arch, "head_dim", None) or (width // heads if width % heads == 0 else None)
+    if c.multiple and width % c.multiple:
+        out.append(f"width {width} is not a multiple of {c.multiple}")
+    if c.head_dim and head_dim != c.head_dim:
+        out.append(f"head dimension {head_dim} is not {c.head_dim}")
+    if head_dim is None or heads * head_dim != width:
+        out.append(f"width {width} is not heads x head_dim ({heads} x {head_dim})")
+    ffn = getattr(arch, "ffn", None)
+    if c.ffn_multiple and ffn and ffn % c.ffn_multiple:
+        out.append(f"feed-forward size {ffn} is not a multiple of {c.ffn_multiple}")
+    vocab = getattr(arch, "vocab", None)
+    if c.vocab_multiple and vocab and vocab % c.vocab_multiple:
+        out.append(f"vocabulary {vocab} is not padded to a multiple of {c.vocab_multiple}")
+    if c.composite_heads and heads > 2 and is_prime(heads):
+        out.append(f"{heads} heads is a prime: it shards only 1 or {heads} ways")
+    out += tp_conflicts(arch, c.tp)
+    return out
+
+
+def heads_ok(heads: int, constraints: Constraints) -> bool:
+    """The head-count rules of ``violations`` alone (composite, t | H): a cheap test a planner can
+    run before it builds an architecture."""
+    return heads % constraints.tp == 0 and not (constraints.composite_heads and heads > 2 and is_prime(heads))
+
+
+def width_step(constraints: Constraints, head_dim: int) -> int:
+    """The spacing of candidate widths: lcm of the width multiple and the head dimension."""
+    from math import lcm
+
+    return lcm(constraints.multiple or 1, head_dim)
+
+
+# ---- accelerators ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Accelerator:
+    """One accelerator's datasheet row: peak dense (no 2:4 sparsity) tensor FLOP/s, HBM capacity
+    in bytes (the datasheet's GB read as 10^9 bytes) and bandwidth in bytes/s. ``fp8_flops`` is None
+    where the part has no FP8 matrix unit. ``verified`` says how each number was checked."""
+
+    name: str
+    label: str
+    bf16_flops: float
+    fp8_flops: float | None
+    hbm_bytes: float
+    hbm_bandwidth: float
+    source: str
+    verified: str
+
+
+ACCELERATORS: dict[str, Accelerator] = {a.name: a for a in (
+    Accelerator("a100-80gb", "NVIDIA A100 80GB SXM", 312e12, None, 80e9, 2.039e12,
+                "NVIDIA A100 Tensor Core GPU datasheet (nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf): "
+                "BF16 Tensor Core 312 TFLOPS (624 with sparsity), 80GB HBM2e, 2,039 GB/s (SXM); no FP8",
+                "second-hand: the datasheet's figures as quoted with its link by glennklockwood.com/garden/processors/A100"),
+    Accelerator("h100", "NVIDIA H100 SXM", 989.5e12, 1979e12, 80e9, 3.35e12,
+                "NVIDIA H100 Tensor Core GPU datasheet: BF16 1,979 and FP8 3,958 TFLOPS shown with sparsity "
+                "(footnote: dense is half), 80GB HBM3, 3.35 TB/s (SXM)",
+                "second-hand: the datasheet table as reproduced by archive-lib.hpctech.co.jp; dense 989.4 TFLOPS "
+                "also in glennklockwood.com/garden/processors/h100"),
+    Accelerator("h200", "NVIDIA H200 SXM", 989.5e12, 1979e12, 141e9, 4.8e12,
+                "NVIDIA H200 Tensor Core GPU datasheet: BF16 1,979 and FP8 3,958 TFLOPS with sparsity (dense half), "
+                "141GB HBM3e, 4.8 TB/s",
+                "second-hand: several spec summaries agree (lzwjava.github.io, ai-hpc.github.io); vendor page not reached"),
+    Accelerator("b200", "NVIDIA B200 (HGX, 1000 W)", 2.25e15, 4.5e15, 180e9, 8e12,
+                "NVIDIA HGX B200 / DGX B200 datasheet: FP16/BF16 2.25 PFLOPS and FP8 4.5 PFLOPS dense per GPU "
+                "(4.5 / 9 with sparsity), 180GB HBM3e per GPU (1,440GB per 8-GPU DGX), 8 TB/s",
+                "second-hand: glennklockwood.com/garden/processors/B200 (HGX at 1,000 W) and hmc-tech.com; "
+                "the 180GB (192GB physical) from NVIDIA's DGX B200 total; vendor page not reached"),
+    Accelerator("mi300x", "AMD Instinct MI300X", 1307.4e12, 2614.9e12, 192e9, 5.3e12,
+                "AMD Instinct MI300X data sheet: peak BF16 1,307.4 TFLOPS and FP8 2,614.9 TFLOPS dense "
+                "(2,614.9 / 5,229.8 with sparsity), 192GB HBM3, 5.3 TB/s",
+                "second-hand: 192GB and 5.3 TB/s in several summaries, ~1.3 PFLOPS BF16 / ~2.6 PFLOPS FP8 in "
+                "jaredwatkins.com; exact decimals from the AMD data sheet not reached (unverified)"),
+    Accelerator("tpu-v5p", "Google Cloud TPU v5p (per chip)", 459e12, None, 95e9, 2.765e12,
+                "Google Cloud TPU v5p documentation (cloud.google.com/tpu/docs/v5p): peak compute per chip "
+                "(bf16) 459 TFLOPs, HBM2e 95GB at 2765 GBps; no FP8 (int8 only)",
+                "verified: cloud.google.com/tpu/docs/v5p-training, key specifications table"),
+)}
+
+
+def accelerator(name: str) -> Accelerator:
+    """The accelerator called ``name`` (case-insensitive); InputError naming the accepted values."""
+    from ..errors import InputError
+
+    found = ACCELERATORS.get(name.strip().lower()) if isinstance(name, str) else None
+    if found is None:
+        raise InputError("--gpu", name, "expected one of " + ", ".join(ACCELERATORS))
+    return found

@@ -1,0 +1,177 @@
+"""Spending a budget with a real block: which count the budget limits, the block's count as an
+exact quadratic in the width, and the threshold rule (3^L >= d(L)) for any block.
+
+Counting is ``blocks.py``'s: this module only asks it for counts of concrete architectures.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+
+from ..errors import InputError
+from ..theory.separation import LN3
+
+# --count's words -> the count field each one limits (a plan's ``budget_count``)
+BUDGET_COUNTS = {"total": "params_nonembedding", "active": "params_active", "with-embeddings": "params_with_embeddings"}
+
+
+@dataclass(frozen=True)
+class Spending:
+    """How a budget is spent: a block preset with overrides, and which count the budget limits.
+
+    ``context``: the training context, the rows of the block's learned position table (GPT-2's
+    wpe; None: blocks.DEFAULT_CONTEXT). Only a preset with a learned table reads it: ``at_context``
+    sets it for those and leaves every other Spending as it is (``planner.PlanOptions`` does)."""
+
+    arch: str = "vanilla"
+    overrides: tuple[tuple[str, object], ...] = ()
+    count: str = "total"
+    context: int | None = None
+
+    def architecture(self, depth: int, width: int):
+        """The concrete architecture of this block at (depth, width) (``blocks.Preset.architecture``)."""
+        from .blocks import preset
+
+        return preset(self.arch).architecture(depth, width, self.context, **dict(self.overrides))
+
+    @property
+    def learns_positions(self) -> bool:
+        """Whether the block has a learned position table (its rows: ``position_rows``)."""
+        from .blocks import PRESETS
+
+        found = PRESETS.get(self.arch)
+        return bool(found and found.learned_positions)
+
+    @property
+    def position_rows(self) -> int:
+        """Rows of the block's learned position table (the context; 0 without a table)."""
+        from .blocks import preset
+
+        return preset(self.arch).position_rows(self.context)
+
+    def at_context(self, context: int | None):
+        """This Spending with ``context`` as its position table's rows; itself for a block without one."""
+        from dataclasses import replace
+
+        return replace(self, context=context) if self.learns_positions and context != self.context else self
+
+    def params(self, arch) -> int:
+        """The count the budget limits: non-embedding total, active per token, or with embeddings."""
+        from .blocks import params_active, params_embedding, params_nonembedding
+
+        if self.count == "active":
+            return params_active(arch)
+        total = params_nonembedding(arch)
+        if self.count == "with-embeddings":
+            embedding = params_embedding(arch)
+            if embedding is None:
+                raise InputError("--count", self.count, "counting embeddings needs a vocabulary: give --vocab")
+            total += embedding
+        return total
+
+    @property
+    def budget_count(self) -> str:
+        """The name of the count field the budget limits (``BUDGET_COUNTS``)."""
+        return BUDGET_COUNTS[self.count]
+
+    @cached_property
+    def head_dim(self) -> int:
+        from .blocks import preset
+
+        return dict(self.overrides).get("head_dim") or preset(self.arch).head_dim
+
+    @property
+    def paper_block(self) -> bool:
+        """The paper's 12·L·d² block, where the closed forms of the threshold rule apply exactly."""
+        return self.arch == "vanilla" and self.count == "total" and not self.overrides
+
+
+def _clean_width(spending: Spending) -> int:
+    """A width unit at which every preset's rounding is exact (multiples of 2^10·3^2·5 and of the
+    head dimension), so counts there lie on the block's exact quadratic in d; with --kv-heads G the
+    query heads d/head_dim must be a multiple of G too (``--kv-heads 7`` once failed at 46080 = 360 heads)."""
+    kv_heads = dict(spending.overrides).get("kv_heads") or 1
+    return math.lcm(46080, spending.head_dim, spending.head_dim * kv_heads)
+
+
+@dataclass(frozen=True)
+class Quadratic:
+    """count(L, d) = (a2·d² + a1·d + a0)·L + (b2·d² + b1·d + b0), exactly, for depths past the
+    block's leading dense layers; fitted through exact counts at clean widths (``_clean_width``)."""
+
+    a: tuple  # (a2, a1, a0): Fractions (ints for the paper's block)
+    b: tuple
+
+    @cached_property
+    def _floats(self) -> tuple[float, ...]:
+        return tuple(map(float, self.a + self.b))
+
+    def per_layer(self, width: float) -> tuple[float, float]:
+        """(count per layer, count outside the depth-proportional part) at a width, in floats."""
+        a2, a1, a0, b2, b1, b0 = self._floats
+        return a2 * width * width + a1 * width + a0, b2 * width * width + b1 * width + b0
+
+    def value(self, depth, width):
+        a2, a1, a0 = self.a
+        b2, b1, b0 = self.b
+        return (a2 * width * width + a1 * width + a0) * depth + (b2 * width * width + b1 * width + b0)
+
+    def width(self, budget: float, depth: float) -> float:
+        """The real width d > 0 that spends ``budget`` at ``depth`` (root of the quadratic)."""
+        f = self._floats
+        a2, a1, a0 = (f[i] * depth + f[i + 3] for i in range(3))
+        c = a0 - budget
+        if a2 <= 0:
+            return -c / a1 if a1 > 0 else math.inf
+        return (-a1 + math.sqrt(a1 * a1 - 4 * a2 * c)) / (2 * a2)  # a2 > 0, c < 0: the positive root
+
+
+@lru_cache(maxsize=64)
+def quadratic(spending: Spending) -> Quadratic:
+    """The block's count as an exact polynomial (see ``Quadratic``): every weight matrix of a layer
+    is d x (something fixed or proportional to d), so the count is c2·d² + c1·d with no constant."""
+    if spending.paper_block:  # 12·L·d², the paper's count (Kaplan et al. 2020): no need to measure it
+        return Quadratic((12, 0, 0), (0, 0, 0))
+    from fractions import Fraction
+
+    unit = _clean_width(spending)
+    widths = (unit, 2 * unit)
+    rows = []
+    for depth in (64, 128):  # past any leading dense layers
+        counts = [Fraction(spending.params(spending.architecture(depth, w))) for w in widths]
+        rows.append(_through(widths, counts))
+    slope = tuple((q - p) / 64 for p, q in zip(*rows))
+    intercept = tuple(p - 64 * s for p, s in zip(rows[0], slope))
+    return Quadratic(slope, intercept)
+
+
+def _through(xs, ys) -> tuple:
+    """Coefficients (c2, c1, 0) of c2·x² + c1·x through two points, exactly (Fraction ys)."""
+    (x0, x1), (y0, y1) = xs, ys
+    c2 = (y1 / x1 - y0 / x0) / (x1 - x0)
+    return c2, y0 / x0 - c2 * x0, y0 * 0  # a zero of the ys' exact type
+
+
+# ---- the threshold rule for any block --------------------------------------------------------------
+
+def block_min_depth(budget: int, model: Quadratic) -> int:
+    """Smallest integer L with 3^L >= d(L), d(L) the width spending N at depth L: since the count
+    grows with d, that is count(L, 3^L) >= N, decided exactly (integers and fractions)."""
+    depth = 1
+    while model.value(depth, 3**depth) < budget:
+        depth += 1
+    return depth
+
+
+def block_min_depth_exact(budget: float, model: Quadratic) -> float:
+    """Real L* with L = log3(d(L)) for the block's count (bisection; the paper's block has the
+    closed form ``min_depth_exact``)."""
+    gap = lambda depth: math.log(model.width(budget, depth)) / LN3 - depth  # decreasing in L
+    lo, hi = 0.5, 1.0
+    while gap(hi) > 0:
+        lo, hi = hi, 2 * hi
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if gap(mid) > 0 else (lo, mid)
+    return (lo + hi) / 2

@@ -1,0 +1,186 @@
+"""Layer layouts read from a config: key/value heads, mixtures of experts, latent attention, indexers.
+
+Helpers of ``hfconfig.inspect_config``; each returns ``blocks.Architecture`` fields (and, for a
+mixture of experts, why it cannot be counted). Sources of each rule: the docstrings, checked against
+transformers' own builds (tests/golden/hf_counts.json).
+"""
+from __future__ import annotations
+
+from ..errors import InputError
+from .families import MOE_MODEL_TYPES, SHARED_EXPERT_GATE_TYPES
+from .read import EXPECTED, EXPERT_HINTS, EXPERTS_KEYS, KV_HEADS_KEYS, NESTED_KEYS, TOP_K_KEYS, _first, _optional, _whole
+
+def _expert_keys(cfg: dict) -> list[str]:
+    """Keys that announce a mixture of experts (a truthy value and 'expert' or 'moe' in the name)."""
+    found = []
+    for key, value in cfg.items():
+        if isinstance(value, dict) and key not in NESTED_KEYS:  # e.g. DBRX's ffn_config.moe_num_experts
+            found += [f"{key}.{k}" for k in _expert_keys(value)]
+        elif isinstance(key, str) and any(h in key.lower() for h in EXPERT_HINTS) and not isinstance(value, (list, dict)) \
+                and value not in (None, False, 0, 1, ""):
+            found.append(key)
+    return found
+
+
+def _kv_heads(cfg: dict, model_type: str | None, heads: int, source: str, notes: list[str]) -> int:
+    """Key/value heads: GQA keys, multi-query flags (Falcon, StarCoder, ChatGLM), MPT's attn_config."""
+    if cfg.get("multi_query") is True and not cfg.get("new_decoder_architecture"):
+        notes.append("multi_query: one key/value head shared by every query head (MQA)")
+        return 1
+    if cfg.get("multi_query_attention") is True and cfg.get("multi_query_group_num") is not None:
+        groups = _whole("multi_query_group_num", cfg["multi_query_group_num"], source)
+        notes.append(f"multi_query_group_num: {groups} key/value heads")
+        return groups
+    attn = cfg.get("attn_config")
+    if isinstance(attn, dict) and attn.get("kv_n_heads") is not None and attn.get("attn_type") in (
+            "grouped_query_attention", "multiquery_attention"):
+        return 1 if attn["attn_type"] == "multiquery_attention" else _whole("attn_config.kv_n_heads", attn["kv_n_heads"], source)
+    found = _first(cfg, KV_HEADS_KEYS)
+    if found is None or (found[0] == "num_kv_heads" and model_type == "falcon" and not cfg.get("new_decoder_architecture")
+                         and cfg.get("multi_query") is False):
+        return heads
+    return _whole(*found, source)
+
+
+def _moe(cfg: dict, model_type: str | None, depth: int, ffn: int, source: str, notes: list[str],
+         assumptions: list[str]) -> tuple[dict, str | None]:
+    """Architecture fields of a mixture of experts, and why it cannot be counted (None: it can).
+
+    A family outside MOE_MODEL_TYPES is counted with the same layout (gated experts, a d x E router,
+    shared experts of the expert size) and each of those guesses is named in ``assumptions``."""
+    experts_found = _first(cfg, EXPERTS_KEYS)
+    experts = None if experts_found is None else _whole(*experts_found, source, lowest=0)
+    if cfg.get("is_moe") is False:  # Doge: expert keys that the dense model ignores
+        return {}, None
+    if not experts or experts == 1:
+        hints = _expert_keys(cfg)
+        if hints and model_type not in MOE_MODEL_TYPES:
+            return {}, f"mixture-of-experts keys ({', '.join(hints[:3])}) of a family whose expert layout is not modelled"
+        return {}, None
+    top_k = _optional(cfg, TOP_K_KEYS, source)
+    if top_k is None:
+        return {}, f"{experts} experts but no num_experts_per_tok: the active count needs the top-k"
+    if top_k > experts:
+        raise InputError("config", source, f"num_experts_per_tok = {top_k} exceeds {experts} experts; {EXPECTED}")
+    expert_ffn = _optional(cfg, ("moe_intermediate_size", "expert_intermediate_size", "expert_ffn_hidden_size"), source) or ffn
+    shared, shared_ffn, gate = 0, None, False
+    shared_found = _first(cfg, ("n_shared_experts", "num_shared_experts", "moe_num_shared_experts"))
+    if shared_found is not None and _whole(*shared_found, source, lowest=0):
+        shared, shared_ffn = shared_found[1], expert_ffn
+    elif _optional(cfg, ("shared_expert_intermediate_size",), source, lowest=0):
+        shared, shared_ffn, gate = 1, cfg["shared_expert_intermediate_size"], model_type in SHARED_EXPERT_GATE_TYPES
+    elif model_type in ("llama4_text", "llama4"):  # Llama 4: one shared expert of the expert size in every MoE layer
+        shared, shared_ffn = 1, expert_ffn
+    elif _optional(cfg, ("shared_intermediate_size",), source, lowest=0):
+        shared, shared_ffn = 1, cfg["shared_intermediate_size"]
+    sparse = _sparse_layers(cfg, depth, source)
+    dense_layers = depth - len(sparse)
+    notes.append(f"mixture of {experts} experts of size {expert_ffn}, top-{top_k}"
+                 + (f", {shared} shared expert(s) of size {shared_ffn}" if shared else "")
+                 + (f", {dense_layers} dense layer(s)" if dense_layers else "")
+                 + ": params_nonembedding counts every expert, params_active the top-k, shared experts and router")
+    if model_type not in MOE_MODEL_TYPES:
+        assumptions.append(f"assumed: the expert layout of model_type {model_type!r} is not modelled, so it is counted as "
+                           f"{experts} gated experts of size {expert_ffn} (top-{top_k}) with a {experts}-way router per "
+                           "layer" + (f" and {shared} shared expert(s) of size {shared_ffn}" if shared else "")
+                           + (f", {dense_layers} dense layer(s)" if dense_layers else ", every layer sparse"))
+    if cfg.get("num_nextn_predict_layers"):
+        notes.append("num_nextn_predict_layers: the multi-token-prediction module of the checkpoint is not counted "
+                     "(transformers does not build it)")
+    return dict(experts=experts, top_k=top_k, expert_ffn=expert_ffn, shared_experts=shared, shared_expert_ffn=shared_ffn,
+                shared_expert_gate=gate, dense_layers=dense_layers), None
+
+
+def _indexed_layers(cfg: dict, depth: int, source: str) -> int:
+    """Layers that carry their own DSA indexer: ``indexer_types`` "full" (others share one), else the
+    ``indexed_attention`` entries of ``layer_types``; 0 without ``index_n_heads``."""
+    if cfg.get("index_n_heads") is None or cfg.get("index_head_dim") is None:
+        return 0
+    kinds = cfg.get("indexer_types")
+    if isinstance(kinds, list) and len(kinds) == depth:
+        return sum(kind == "full" for kind in kinds)
+    layer_types = cfg.get("layer_types")
+    if isinstance(layer_types, list):
+        return sum(kind == "indexed_attention" for kind in layer_types)
+    return depth
+
+
+def _layer_list(cfg: dict, key: str, source: str) -> list[int] | None:
+    """A list of layer numbers (mlp_only_layers, moe_layers), or None when the key is absent."""
+    value = cfg.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in value):
+        raise InputError("config", source, f"{key} = {str(value)[:30]} is not a list of layer numbers; {EXPECTED}")
+    return value
+
+
+def _sparse_layers(cfg: dict, depth: int, source: str) -> list[int]:
+    """The layers with experts. Per-layer lists first (``mlp_layer_types`` dense/sparse, Llama 4's
+    ``moe_layers``); else the first dense layers (``first_k_dense_replace``, ``num_dense_layers``,
+    ``moe_layer_start_index``), a last sparse one (``moe_layer_end_index``), a period
+    (DeepSeek's ``moe_layer_freq``; ``decoder_sparse_step``, ``moe_layer_interval``, ``interleave_moe_layer_step``)
+    and Qwen's ``mlp_only_layers``."""
+    kinds = cfg.get("mlp_layer_types")
+    if isinstance(kinds, list) and len(kinds) == depth and all(isinstance(k, str) for k in kinds):
+        return [i for i, kind in enumerate(kinds) if kind != "dense"]
+    listed = _layer_list(cfg, "moe_layers", source)
+    if listed is not None:
+        return sorted({i for i in listed if 0 <= i < depth})
+    first = _first(cfg, ("first_k_dense_replace", "num_dense_layers", "moe_layer_start_index"))
+    first_dense = 0 if first is None else _whole(*first, source, lowest=0)
+    last = _optional(cfg, ("moe_layer_end_index",), source, lowest=0)
+    freq = _optional(cfg, ("moe_layer_freq",), source) or 1  # DeepSeek: layer % freq == 0
+    step = _optional(cfg, ("decoder_sparse_step", "moe_layer_interval", "interleave_moe_layer_step"), source) or 1
+    # Qwen, ERNIE, Llama 4: (layer + 1) % step == 0
+    only_mlp = _layer_list(cfg, "mlp_only_layers", source) or []
+    return [i for i in range(depth) if i >= first_dense and (last is None or i <= last) and i % freq == 0
+            and (i + 1) % step == 0 and i not in only_mlp]
+
+
+def _latent(cfg: dict, source: str) -> dict:
+    """Latent-attention (MLA) fields, or {} for ordinary attention."""
+    if cfg.get("kv_lora_rank") is None:
+        return {}
+    keys = ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
+    missing = [k for k in keys if cfg.get(k) is None]
+    if missing:
+        raise InputError("config", source, f"kv_lora_rank (latent attention) without {', '.join(missing)}; {EXPECTED}")
+    fields = {k: _whole(k, cfg[k], source) for k in keys}
+    fields["q_lora_rank"] = _optional(cfg, ("q_lora_rank",), source)
+    return fields
+
+
+def gemma4_layers(cfg: dict, depth: int, kv_heads: int, head_dim: int, ffn: int, source: str) -> tuple[dict, list[str]]:
+    """Gemma 4's per-layer structure (transformers' Gemma4TextConfig / Gemma4TextAttention, 5.23):
+    full-attention layers take ``per_layer_config`` overrides, else head_dim ``global_head_dim`` (512)
+    and, with ``attention_k_eq_v``, ``num_global_key_value_heads`` and no v projection; the last
+    ``num_kv_shared_layers`` reuse earlier keys and values (no k, v) and, with ``use_double_wide_mlp``,
+    have a feed-forward twice as wide; every layer has a per-layer input of ``hidden_size_per_layer_input``."""
+    types = cfg.get("layer_types")
+    if not isinstance(types, list) or len(types) != depth:
+        types = ["sliding_attention"] * depth
+    overrides = cfg.get("per_layer_config")
+    k_eq_v = bool(cfg.get("attention_k_eq_v"))
+    shared = _whole("num_kv_shared_layers", cfg.get("num_kv_shared_layers") or 0, source, lowest=0)
+    layers = {}
+    for i, kind in enumerate(types):
+        full = kind == "full_attention"
+        if isinstance(overrides, dict):
+            o = overrides.get(f"{i:02d}") or overrides.get(str(i)) or {}
+        else:
+            o = {"head_dim": cfg.get("global_head_dim") or 512, "num_key_value_heads": cfg.get("num_global_key_value_heads")
+                 if k_eq_v else None} if full else {}
+        g = o.get("num_key_value_heads") or kv_heads
+        h = o.get("head_dim") or head_dim
+        matrices = 0 if i >= depth - shared else (1 if k_eq_v and full else 2)
+        if (g, h, matrices) != (kv_heads, head_dim, 2):
+            layers[(g, h, matrices)] = layers.get((g, h, matrices), 0) + 1
+    fields = {"attention_variants": tuple((n, g, h, m) for (g, h, m), n in sorted(layers.items())),
+              "per_layer_input": _optional(cfg, ("hidden_size_per_layer_input",), source, lowest=0) or 0}
+    if shared and cfg.get("use_double_wide_mlp"):
+        fields["ffn_variants"] = ((shared, 2 * ffn),)
+    notes = [f"Gemma 4 layers: {sum(n for n, *_ in fields['attention_variants'])} with other attention sizes "
+             f"{[v[1:] for v in fields['attention_variants']]} (kv heads, head_dim, k/v matrices), per-layer inputs of "
+             f"{fields['per_layer_input']}" + (f", {shared} layers reusing keys and values" if shared else "")]
+    return fields, notes

@@ -1,0 +1,38 @@
+"""A sweep's rows with the costs of training each one (``sweep --params N --tokens D``).
+
+Every number comes from ``costs.run_costs`` (issue 23's formulas, cited there) on the row's own
+block (``SweepRows.architectures``); this module only attaches them. Pure: no I/O.
+"""
+from __future__ import annotations
+
+from dataclasses import field, fields, make_dataclass
+
+from ..cost.fields import RUN_FIELDS as COST_FIELDS
+from .sweep import SweepRow, SweepRows
+
+
+# A sweep row with its training run's costs (``costs.RunCosts`` fields of the same names): ``tokens``
+# trained, ``train_flops``, ``train_gpu_hours``, ``train_days`` (None without a GPU count),
+# ``train_memory_per_gpu_bytes``, ``fits_on_gpu`` and ``kv_cache_bytes_per_sequence`` (None for latent
+# attention), placed before ``loss``, which stays the last field (the one to fill in).
+CostedSweepRow = make_dataclass(
+    "CostedSweepRow",
+    [(f.name, f.type) for f in fields(SweepRow) if f.name != "loss"] + [(name, object) for name in COST_FIELDS]
+    + [("loss", "float | None", field(default=None))],
+    frozen=True)
+CostedSweepRow.__module__ = __name__
+
+
+def costed(rows: SweepRows, specs) -> SweepRows:
+    """``rows`` with the costs of each under its ``costs.RunSpec`` (``specs``: one per row, or one
+    for all); skipped lines, blocks and layout kept."""
+    from ..cost.run import record, run_costs
+
+    specs = list(specs) if isinstance(specs, (list, tuple)) else [specs] * len(rows)
+    out = []
+    for row, arch, spec in zip(rows, rows.architectures, specs):
+        cost = record(run_costs(arch, spec))
+        values = {f.name: getattr(row, f.name) for f in fields(SweepRow)}
+        values.update({name: cost[name] for name in COST_FIELDS})
+        out.append(CostedSweepRow(**values))
+    return SweepRows(out, rows.skipped, rows.architectures, rows.layout)

@@ -1,0 +1,485 @@
+"""Figures of the depth-width picture (Levine et al. 2020, "Limits to Depth Efficiencies of Self-Attention").
+
+matplotlib is an optional extra (``pip install "depthwidth[plot]"``): it is imported only inside
+these functions, and figures are built as ``matplotlib.figure.Figure`` objects without pyplot, so
+no display, backend switch or global state is involved. Each function takes data and returns a
+Figure; ``save_figure`` writes it. Every drawn element carries a stable ``gid`` (see ``GIDS``)
+so tests and callers can find it.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from pathlib import Path
+
+from ..errors import InputError
+from .plot_labels import place_labels
+from ..theory.shapes import whole
+
+PLOT_INSTALL_HINT = 'matplotlib is not installed; install it with: pip install "depthwidth[plot]"'
+DPI = 150  # PNG resolution
+FORMATS = (".png", ".svg")
+
+DEFAULT_BUDGETS = (1e8, 1e9, 1e10, 1e11, 1e12)
+# A readable handful of published architectures (catalogue names), spanning 85M to 540B.
+DEFAULT_MODELS = ("bert-base", "gpt2-xl", "gpt3-175b", "llama-7b", "llama-65b", "palm-540b")
+
+PHASE_FIGSIZE = (11.0, 7.5)
+BOUNDS_FIGSIZE = (10.0, 6.5)
+
+# One colour per meaning, shared by every figure.
+EFFICIENT_FILL = "#d9ecd9"  # green: depth-efficient (Theorem 1)
+INEFFICIENT_FILL = "#f6e0cf"  # orange: depth-inefficient (Theorem 2)
+THRESHOLD_COLOUR = "#222222"
+BUDGET_COLOUR = "#4a6fa5"
+MIN_DEPTH_COLOUR = "#1b7f3b"
+EMPIRICAL_COLOUR = "#c0392b"
+BAND_COLOUR = "#f39c12"  # the consensus depth band (evidence.py)
+MODEL_COLOUR = "#5b2c83"
+SHAPE_COLOUR = "#d35400"
+OWN_OPTIMUM_LEGEND = "empirical optimum at the model's own size\n(dotted: same 12·L·d²; \"fit\" in its label)"
+
+GIDS = (  # every gid the figures set, as format strings
+    # phase_figure
+    "threshold", "region:efficient", "region:inefficient", "budget:{N:g}", "min-depth:{N:g}", "empirical:{N:g}",
+    "model:{name}", "model-optimum:{name}", "model-optimum-path:{name}", "shape:{shape}", "label:{text}",
+    "rule:{name}",
+    # bounds_figure
+    "upper:{d}", "lower:{d}", "threshold:{d}",
+    # fit_figure (label: a group's label, its size as 1e+08 or its group column value)
+    "runs:{label}", "parabola:{label}", "optimum:{label}", "interval:{label}", "optima:levine", "law:levine",
+    "optima:power", "law:power",
+)
+
+
+def require_matplotlib():
+    """Import and return matplotlib, or raise InputError naming the install command."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise InputError("plot dependency", "matplotlib", PLOT_INSTALL_HINT) from None
+    return matplotlib
+
+
+def check_output_path(path, force: bool = False) -> Path:
+    """The --out path, checked before anything is drawn: a .png or .svg name in an existing,
+    writable directory, not itself a directory or a read-only file, and not an existing file
+    unless ``force`` (as export and fit --save)."""
+    import os
+
+    target = Path(path)
+    if target.suffix.lower() not in FORMATS:
+        raise InputError("output file", path, "expected a path ending in .png or .svg")
+    folder = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        raise InputError("output file", path, "is a directory; expected a file name ending in .png or .svg")
+    if not folder.is_dir():
+        raise InputError("output file", path, f"cannot write it: no directory {str(folder)!r}")
+    if os.path.lexists(target) and not force:
+        raise InputError("output file", path, "the file exists; pass --force to overwrite it")
+    if not os.access(target if target.exists() else folder, os.W_OK):
+        raise InputError("output file", path, "cannot write it: permission denied")
+    return target
+
+
+def save_figure(fig, path, force: bool = False) -> Path:
+    """Write ``fig`` as PNG (150 dpi) or SVG, chosen by the extension of ``path``; return the path.
+
+    The image is written all or nothing (``output.files.replace_atomically``: a temporary file
+    renamed into place, removed if a signal or an error comes first). The same figure gives
+    the same bytes: no timestamp or software version in the metadata, and SVG element ids hashed
+    with a fixed salt (matplotlib salts them with a random UUID by default)."""
+    from matplotlib import rc_context
+
+    target = check_output_path(path, force)
+    suffix = target.suffix.lower()
+    metadata = {"Date": None} if suffix == ".svg" else {"Software": None}
+    from .files import replace_atomically
+
+    def draw(temporary):
+        with rc_context({"svg.hashsalt": "depthwidth"}):
+            fig.savefig(temporary, format=suffix[1:], dpi=DPI, metadata=metadata)
+        check_output_path(path, force)  # a file that appeared while drawing is not overwritten either
+
+    try:
+        replace_atomically(target, draw)  # a failure, SIGINT or SIGTERM while drawing leaves no half-written file
+    except OSError as err:
+        raise InputError("output file", path, f"cannot write it: {err.strerror or err}") from None
+    return target
+
+
+def _new_figure(figsize):
+    """A Figure on its own Agg canvas: no pyplot, no global figure registry, no display."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+# ---------------------------------------------------------------- phase diagram
+
+
+def short_count(value: float) -> str:
+    """A parameter count the way papers write it: 100M, 1.3B, 175B, 1T (1e+15 and up: plain 3 digits)."""
+    if value >= 1e15:
+        return f"{value:.3g}"
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if value >= scale:
+            return f"{value / scale:.3g}{suffix}"
+    return f"{value:.3g}"
+
+
+def _resolve_model(model):
+    """A catalogue name goes through catalog.lookup; an object with depth and width is used as is."""
+    if isinstance(model, str):
+        from ..arch.catalog import lookup  # only figures that show models pay for the catalogue
+
+        return lookup(model)
+    if not all(hasattr(model, attr) for attr in ("depth", "width")):
+        raise InputError("model", model, "expected a catalogue model name such as gpt3-175b")
+    return model
+
+
+def _resolve_shape(shape):
+    """A Shape, or text resolved by catalog.resolve_shape ("12x768", "12x768x12", or a model name)."""
+    from ..arch.catalog import resolve_shape
+    from ..theory.shapes import Shape
+
+    return shape if isinstance(shape, Shape) else resolve_shape(shape)
+
+
+def _check_budgets(budgets) -> list[float]:
+    """Positive finite budgets, duplicates dropped, in the order given."""
+    checked: list[float] = []
+    for budget in budgets:
+        try:
+            value = float(budget)
+        except (TypeError, ValueError):
+            value = math.nan
+        if not (math.isfinite(value) and value >= 100):
+            raise InputError("budget", budget, "expected a finite parameter count of at least 100")
+        if value not in checked:
+            checked.append(value)
+    return checked
+
+
+def _log_span(values, low, high, margin=1.25):
+    """(low, high) widened so every positive value fits with a multiplicative margin."""
+    values = [v for v in values if v > 0 and math.isfinite(v)]
+    if values:
+        low, high = min(low, min(values) / margin), max(high, max(values) * margin)
+    return low, high
+
+
+def _count_formatter(value, _position=None):
+    """Axis tick text for widths: 100, 1K, 10K, 100K."""
+    if value >= 1000:
+        return f"{value / 1000:g}K"
+    return f"{value:g}"
+
+
+def phase_figure(budgets=DEFAULT_BUDGETS, models=DEFAULT_MODELS, shapes=(), rules=False):
+    """The depth-width plane: the regimes either side of L = log3 d, iso-budget curves 12·L·d² = N
+    with their minimal-depth and empirical-optimum points, published models, and given shapes;
+    with ``rules``, each rule's curve from rules.py (gid ``rule:NAME``)."""
+    require_matplotlib()
+    import numpy as np
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+
+    from ..advice.evidence import depth_band
+    from ..advice.rules import empirical_optimum
+    from ..theory.separation import min_depth, min_depth_exact, width_for
+    from ..advice.rules import get_rule
+    from ..theory.separation import threshold_depth
+
+    budgets = _check_budgets(budgets)
+    resolved_models = [_resolve_model(m) for m in models]
+    resolved_shapes = [_resolve_shape(s) for s in shapes]
+    minimal = {N: (width_for(N, min_depth_exact(N)), min_depth_exact(N)) for N in budgets}
+    empirical = {N: empirical_optimum(N)[::-1] for N in budgets}  # (width, depth)
+    bands = {N: depth_band(N, min_depth(N)).depth_band for N in budgets}  # the paper's block, 12·L·d² = N
+    points = [*minimal.values(), *empirical.values(), *((math.sqrt(N / (12 * L)), L) for N in budgets for L in bands[N]),
+              *((m.width, m.depth) for m in resolved_models), *((s.width, s.depth) for s in resolved_shapes)]
+
+    x_low, x_high = _log_span([w for w, _ in points], 10**1.5, 10**5.5, margin=1.6)
+    y_low, y_high = _log_span([L for _, L in points], 1.0, 150.0, margin=1.3)
+    y_low = max(y_low, 0.5)
+
+    fig = _new_figure(PHASE_FIGSIZE)
+    ax = fig.add_subplot()
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(x_low, x_high)
+    ax.set_ylim(y_low, y_high)
+
+    # The two regimes and the threshold between them (Theorems 1 and 2).
+    x = np.geomspace(x_low, x_high, 600)
+    threshold = threshold_depth(x, xp=np)
+    edge = np.clip(threshold, y_low, y_high)
+    ax.fill_between(x, y_low, edge, color=EFFICIENT_FILL, linewidth=0, zorder=0, gid="region:efficient")
+    ax.fill_between(x, edge, y_high, color=INEFFICIENT_FILL, linewidth=0, zorder=0, gid="region:inefficient")
+    ax.plot(x, threshold, color=THRESHOLD_COLOUR, linewidth=2.2, zorder=3, gid="threshold",
+            label="threshold L = log3 d")
+    region_text = dict(fontsize=11, fontweight="bold", zorder=4, transform=ax.transAxes)
+    ax.text(0.015, 0.025, "depth-efficient:\nL < log3 d (Theorem 1)", ha="left", va="bottom", color="#3d7a3d",
+            bbox=dict(boxstyle="round,pad=0.3", facecolor=EFFICIENT_FILL, edgecolor="none", alpha=0.9), **region_text)
+    ax.text(0.015, 0.975, "depth-inefficient:\nL > log3 d (Theorem 2)", ha="left", va="top", color="#a35a2a",
+            bbox=dict(boxstyle="round,pad=0.3", facecolor=INEFFICIENT_FILL, edgecolor="none", alpha=0.9), **region_text)
+
+    # Iso-budget curves N = 12·L·d², with the minimal depth (on the threshold) and the empirical optimum.
+    depths = np.geomspace(y_low, y_high, 200)
+    for index, N in enumerate(budgets):
+        label = short_count(N)
+        ax.plot(np.sqrt(N / (12 * depths)), depths, color=BUDGET_COLOUR, linewidth=1.1, alpha=0.8, zorder=2,
+                gid=f"budget:{N:g}", label="iso-budget 12·L·d² = N" if index == 0 else "_nolegend_")
+        label_depth = y_low * (y_high / y_low) ** 0.13  # near the bottom, where the plane is emptiest
+        ax.annotate(f"N = {label}", (math.sqrt(N / (12 * label_depth)), label_depth), xytext=(-4, 0),
+                    textcoords="offset points", fontsize=8.5, color=BUDGET_COLOUR, ha="right", va="center",
+                    annotation_clip=True, zorder=4)
+        w, L = minimal[N]
+        ax.plot([w], [L], linestyle="none", marker="o", markersize=7, color=MIN_DEPTH_COLOUR,
+                markeredgecolor="white", zorder=6, gid=f"min-depth:{N:g}",
+                label="minimal depth L* (threshold rule)" if index == 0 else "_nolegend_")
+        lo, hi = bands[N]  # the consensus band (evidence.py): a thick stretch of the iso-budget curve
+        along = np.linspace(lo, hi, 24)
+        ax.plot(np.sqrt(N / (12 * along)), along, color=BAND_COLOUR, linewidth=6, alpha=0.45, solid_capstyle="butt",
+                zorder=4, gid=f"band:{N:g}", label="evidence band [lo, hi] (consensus)" if index == 0 else "_nolegend_")
+        w, L = empirical[N]
+        ax.plot([w], [L], linestyle="none", marker="D", markersize=7, color=EMPIRICAL_COLOUR,
+                markeredgecolor="white", zorder=6, gid=f"empirical:{N:g}",
+                label="empirical optimum (fit, not theory)" if index == 0 else "_nolegend_")
+
+    if rules:
+        _draw_rules(ax, np, x)
+
+    labels = []  # (text, width, depth, colour), placed last so they can dodge everything else
+    for index, model in enumerate(resolved_models):
+        name = getattr(model, "name", f"{model.depth}x{model.width}")
+        # The empirical optimum at the model's own size 12·L·d², joined to the model along its iso-budget
+        # curve: above it the model is deeper than the fit suggests (GPT-3 175B), below it shallower.
+        own_budget = 12 * model.depth * model.width**2
+        own_depth, own_width = empirical_optimum(own_budget)
+        along = np.geomspace(model.depth, own_depth, 20)
+        ax.plot(np.sqrt(own_budget / (12 * along)), along, color=EMPIRICAL_COLOUR, linewidth=1.3, linestyle=":",
+                zorder=5, gid=f"model-optimum-path:{name}")
+        ax.plot([own_width], [own_depth], linestyle="none", marker="D", markersize=5.5, markerfacecolor="white",
+                markeredgecolor=EMPIRICAL_COLOUR, markeredgewidth=1.2, zorder=6, gid=f"model-optimum:{name}",
+                label=OWN_OPTIMUM_LEGEND if index == 0 else "_nolegend_")
+        ax.plot([model.width], [model.depth], linestyle="none", marker="s", markersize=7, color=MODEL_COLOUR,
+                markeredgecolor="white", zorder=7, gid=f"model:{name}",
+                label="published model" if index == 0 else "_nolegend_")
+        labels.append((f"{getattr(model, 'display_name', name)}: L={model.depth}, fit {own_depth:.0f}",
+                       model.width, model.depth, MODEL_COLOUR))
+    for index, shape in enumerate(resolved_shapes):
+        ax.plot([shape.width], [shape.depth], linestyle="none", marker="*", markersize=13, color=SHAPE_COLOUR,
+                markeredgecolor="white", zorder=8, gid=f"shape:{shape}",
+                label="given shape" if index == 0 else "_nolegend_")
+        labels.append((f"{shape.depth}x{shape.width}", shape.width, shape.depth, SHAPE_COLOUR))
+
+    ax.set_xlabel("width d (representation dimension)")
+    ax.set_ylabel("depth L (layers)")
+    ax.set_title("Depth vs width of self-attention networks (Levine et al. 2020)\n"
+                 "threshold L = log3 d; empirical optimum: the NeurIPS version's fit on depths "
+                 "{:g}-{:g}".format(*get_rule("levine-fit").depth_range), fontsize=11)
+    ax.xaxis.set_major_formatter(FuncFormatter(_count_formatter))
+    ax.yaxis.set_major_locator(FixedLocator([t for t in (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 500, 1000)
+                                             if y_low <= t <= y_high]))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.grid(True, which="major", color="white", linewidth=0.8, alpha=0.9, zorder=1)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9, frameon=False,
+              handles=[
+                  Patch(facecolor=EFFICIENT_FILL, label="depth-efficient: L < log3 d (Theorem 1)"),
+                  Patch(facecolor=INEFFICIENT_FILL, label="depth-inefficient: L > log3 d (Theorem 2)"),
+                  *ax.get_legend_handles_labels()[0],
+              ])
+    place_labels(fig, ax, labels)
+    return fig
+
+
+RULE_COLOURS = ("#8e44ad", "#16a085", "#b9770e", "#2e86c1", "#7f8c8d", "#cb4335", "#1e8449")
+
+
+def _draw_rules(ax, np, widths):
+    """Each rule of rules.py: a recommending rule's optimum across budgets (12·L·d² block), a guard's
+    maximum depth for each width. The theory row is the threshold curve, drawn already."""
+    from ..advice.rules import GUARD, REGISTRY, THEORY
+
+    sizes = np.geomspace(1e4, 1e16, 121)
+    for index, rule in enumerate(r for r in REGISTRY.values() if r.kind != THEORY):
+        colour = RULE_COLOURS[index % len(RULE_COLOURS)]
+        if rule.kind == GUARD:
+            x, y = widths, np.array([rule.max_depth(w) for w in widths])
+            label, style = f"{rule.name} (guard): maximum depth", "--"
+        else:
+            points = [rule.recommend(N, lambda L, N=N: math.sqrt(N / (12 * L))) for N in sizes]
+            y, x = np.array([p for p in points if p[0] > 1]).T  # depth 1 is where the solver clamps
+            label, style = f"{rule.name} ({rule.kind}): optimum per budget", "-"
+        if not rule.verified:
+            label += " [unverified]"
+        ax.plot(x, y, color=colour, linewidth=1.4, linestyle=style, alpha=0.9, zorder=4, gid=f"rule:{rule.name}", label=label)
+
+
+# ---------------------------------------------------------------- bounds against depth
+
+
+def _bounds_heads(widths, heads) -> list[int]:
+    """One head count per width: shapes.default_heads unless given (one int, or one per width)."""
+    from ..theory.shapes import default_heads
+
+    if heads is None:
+        return [default_heads(d) for d in widths]
+    if isinstance(heads, numbers.Integral):
+        return [int(heads)] * len(widths)
+    heads = list(heads)
+    if len(heads) != len(widths):
+        raise InputError("heads", heads, f"expected one head count or one per width ({len(widths)})")
+    return [default_heads(d) if h is None else whole(h, "heads") for d, h in zip(widths, heads)]
+
+
+def bounds_figure(widths, heads=None, max_depth=None, reading="consistent"):
+    """Theorem 1/2 bounds on log3(sep) against depth L = 1..max_depth, one colour per width, with
+    the threshold depth log3 d marked. Unavailable or vacuous stretches are gaps, never zeros.
+    ``reading``: Theorem 2's c2 reading (theory.C2_READINGS), named in the title."""
+    matplotlib = require_matplotlib()
+    import numpy as np
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import MaxNLocator
+
+    from ..theory.shapes import make_shape
+    from ..theory.separation import bounds_grid, threshold_depth
+
+    widths = [whole(d, "width") for d in widths]
+    if not widths:
+        raise InputError("widths", widths, "expected at least one width")
+    head_counts = _bounds_heads(widths, heads)
+    for d, h in zip(widths, head_counts):
+        make_shape(1, d, h)  # validates 2 <= d and 1 <= H < d, with the usual message
+    if max_depth is None:
+        max_depth = max(12, *(math.ceil(2.5 * threshold_depth(d) + 4) for d in widths))
+    if isinstance(max_depth, bool) or not isinstance(max_depth, numbers.Integral) or not 1 <= max_depth <= 10_000:
+        raise InputError("max depth", max_depth, "expected a whole number of layers from 1 to 10000")
+    max_depth = int(max_depth)
+
+    colours = matplotlib.colormaps["tab10"].colors
+    fig = _new_figure(BOUNDS_FIGSIZE)
+    ax = fig.add_subplot()
+    ax.set_yscale("log")
+    depth = np.arange(1, max_depth + 1)
+    for index, (d, h) in enumerate(zip(widths, head_counts)):
+        colour = colours[index % len(colours)]
+        grid = bounds_grid(depth, d, h, reading)
+        upper = grid["log3_sep_upper"].copy()  # already NaN where unavailable or at the threshold
+        lower = grid["log3_sep_lower"].copy()
+        lower[grid["lower_vacuous"]] = np.nan  # vacuous: a gap, not a zero on a log axis
+        x = depth.astype(float)
+        # Break both lines where the governing theorem changes between two integer depths.
+        change = np.flatnonzero((grid["regime_code"][:-1] == 0) & (grid["regime_code"][1:] == 2))
+        if change.size:
+            x = np.insert(x, change + 1, threshold_depth(d))
+            upper = np.insert(upper, change + 1, np.nan)
+            lower = np.insert(lower, change + 1, np.nan)
+        ax.plot(x, upper, color=colour, linewidth=1.8, marker="o", markersize=3.5, gid=f"upper:{d}",
+                label=f"d = {d:,}, H = {h}")
+        ax.plot(x, lower, color=colour, linewidth=1.8, linestyle="--", marker="o", markersize=3.5,
+                markerfacecolor="white", gid=f"lower:{d}", label="_nolegend_")
+        ax.axvline(threshold_depth(d), color=colour, linewidth=1.1, linestyle=":", gid=f"threshold:{d}",
+                   label="_nolegend_")
+
+    ax.set_xlim(0.5, max_depth + 0.5)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("depth L")
+    ax.set_ylabel("log3 of separation rank bound")
+    ax.set_title("Separation-rank bounds of self-attention (Levine et al. 2020, Theorems 1 and 2)\n"
+                 f"{reading} reading of c2; gaps: bound vacuous or unavailable, or d = 3^L (neither theorem applies)",
+                 fontsize=11)
+    ax.grid(True, which="major", alpha=0.3)
+    width_legend = ax.legend(loc="upper left", fontsize=9, title="width", title_fontsize=9)
+    ax.add_artist(width_legend)
+    ax.legend(handles=[
+        Line2D([], [], color="#444444", linewidth=1.8, label="upper bound"),
+        Line2D([], [], color="#444444", linewidth=1.8, linestyle="--", label="lower bound"),
+        Line2D([], [], color="#444444", linewidth=1.1, linestyle=":", label="threshold depth log3 d"),
+    ], loc="lower right", fontsize=9)
+    return fig
+
+
+# ---------------------------------------------------------------- a fitted rule (depthwidth fit)
+
+FIT_FIGSIZE = (16.0, 5.5)
+
+
+def fit_figure(report, runs):
+    """Three panels of ``fit.fit_results``: each group's losses against depth with its parabola
+    in ln L and its optimum (bar: the bootstrap interval); the optima against the Levine form
+    ln d = a + b·L; the optimal depth against size with the power law L = depth_k·N^beta."""
+    matplotlib = require_matplotlib()
+    import numpy as np
+    from matplotlib.ticker import FuncFormatter
+
+    colours = matplotlib.colormaps["viridis"](np.linspace(0.05, 0.85, max(len(report.groups), 2)))
+    fig = _new_figure(FIT_FIGSIZE)
+    curves, levine_ax, power_ax = fig.subplots(1, 3)
+    from ..loop.fit import group_runs
+
+    for index, (g, members, colour) in enumerate(zip(report.groups, group_runs(runs), colours)):
+        depth = np.array([r.depth for r in members])
+        loss = np.array([r.loss for r in members])
+        curves.plot(depth, loss, linestyle="none", marker="o", markersize=5, color=colour, alpha=0.8, gid=f"runs:{g.label}",
+                    label=f"{short_count(g.size)} {report.group_by}" if g.label == f"{g.size:.3g}"
+                    else f"{g.label} ({short_count(g.size)} {report.group_by})")
+        grid = np.geomspace(g.depths[0], g.depths[-1], 100)
+        curves.plot(grid, np.polyval(g.parabola[::-1], np.log(grid)), color=colour, linewidth=1.5, gid=f"parabola:{g.label}",
+                    label="_nolegend_")
+        curves.plot(list(g.depth_interval), [g.min_loss] * 2, color=colour, linewidth=3, alpha=0.5, solid_capstyle="butt",
+                    gid=f"interval:{g.label}", label="_nolegend_")
+        curves.plot([g.optimal_depth], [g.min_loss], linestyle="none", marker="D", markersize=8, color=colour,
+                    markeredgecolor="black", zorder=5, gid=f"optimum:{g.label}",
+                    label="optimum (bar: 95% bootstrap interval)" if index == 0 else "_nolegend_")
+    curves.set_xscale("log")
+    curves.set_xlabel("depth L (log scale)")
+    curves.set_ylabel("loss")
+    curves.set_title("Loss against depth per size group:\nparabola in ln L, optimum at its vertex", fontsize=11)
+    curves.grid(True, which="both", alpha=0.3)
+    curves.legend(fontsize=8, loc="best", framealpha=0.8)
+
+    depth = np.array([g.optimal_depth for g in report.groups])
+    width = np.array([g.optimal_width for g in report.groups])
+    size = np.array([g.size for g in report.groups])
+    low, high = np.array([g.depth_interval for g in report.groups]).T
+    levine_ax.errorbar(depth, width, xerr=[depth - low, high - depth], linestyle="none", marker="D", color=EMPIRICAL_COLOUR,
+                       capsize=3, label="group optima").lines[0].set_gid("optima:levine")
+    if report.levine is not None:
+        span = np.linspace(min(low.min(), depth.min()) * 0.9, max(high.max(), depth.max()) * 1.1, 100)
+        lv = report.levine
+        levine_ax.plot(span, np.exp(lv.a + lv.b * span), color=THRESHOLD_COLOUR, linewidth=1.5, gid="law:levine",
+                       label=f"ln d = {lv.a:.3f} + {lv.b:.4f}·L (rmse {lv.rmse:.3f})")
+    levine_ax.set_yscale("log")
+    levine_ax.set_xlabel("optimal depth L")
+    levine_ax.set_ylabel("optimal width d (log scale)")
+    levine_ax.set_title("Levine form ln d_opt = a + b·L", fontsize=11)
+    levine_ax.grid(True, which="both", alpha=0.3)
+    levine_ax.legend(fontsize=8)
+
+    power_ax.errorbar(size, depth, yerr=[depth - low, high - depth], linestyle="none", marker="D", color=BUDGET_COLOUR,
+                      capsize=3, label="group optima").lines[0].set_gid("optima:power")
+    if report.power is not None:
+        pw = report.power
+        span = np.geomspace(size.min() / 1.5, size.max() * 1.5, 100)
+        power_ax.plot(span, pw.depth_k * span**pw.depth_beta, color=THRESHOLD_COLOUR, linewidth=1.5, gid="law:power",
+                      label=f"L = {pw.depth_k:.3g}·N^{pw.depth_beta:.3f}; d = {pw.k:.3g}·N^{pw.alpha:.3f} (rmse {pw.rmse:.3f})")
+    power_ax.set_xscale("log")
+    power_ax.set_yscale("log")
+    power_ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+    power_ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _p: f"{v:g}" if f"{v:g}"[0] in "235" else ""))
+    power_ax.set_xlabel(f"size N ({report.group_by}, log scale)")
+    power_ax.set_ylabel("optimal depth L (log scale)")
+    power_ax.set_title("Power law L_opt = depth_k·N^beta", fontsize=11)
+    power_ax.grid(True, which="both", alpha=0.3)
+    power_ax.legend(fontsize=8)
+    better = f"; better fit: {report.better_form}" if report.better_form else ""
+    fig.suptitle(f"Your own depth/width rule from {report.source.file} ({len(report.groups)} groups{better})", fontsize=12)
+    return fig

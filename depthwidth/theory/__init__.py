@@ -1,0 +1,7 @@
+"""The paper's mathematics (Levine et al. 2020, "Limits to Depth Efficiencies of Self-Attention").
+
+Holds the shape (L, d, H) and its 12·L·d² count (``shapes``), the threshold, regimes and the
+Theorem 1/2 separation-rank bounds (``separation``), exact signs of bound differences
+(``exact``), the Corollary 1/2 widths (``solver``) and certified ranks of small networks
+(``certify``). Imports nothing of depthwidth but ``errors``: no empirical rule, no hardware.
+"""
