@@ -8,12 +8,14 @@ these) get a RuntimeParam that coerces with a plain function instead, with Pydan
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from enum import Enum
 from functools import partial
 from typing import get_args, get_origin
 
 import typer
+from typer.core import TyperGroup
 from typer._click import exceptions as click_exceptions  # the Click classes this Typer raises
 from typer._coercion import RuntimeParam
 
@@ -116,3 +118,39 @@ def direct_coercion(command, ctx) -> None:
         convert = converter(descriptor.annotation, descriptor.parameter_info)
         if convert is not None:
             param._runtime_param = DirectParam(descriptor.parameter_info, descriptor.annotation, convert)
+
+
+class FunnelGroup(TyperGroup):
+    """The root command group, the only subclass of Click's machinery: coerces simple options
+    without Pydantic (``direct_coercion``), shows the help for no arguments, and hands the whole
+    run to a funnel (cli/app.py's ``funnel``) that turns every failure into an exit code."""
+
+    funnel = None  # callable(run, args) -> exit code; set by ``around``
+
+    @classmethod
+    def around(cls, funnel) -> type:
+        """This group class with ``funnel`` wrapped around every run."""
+        return type(cls.__name__, (cls,), {"funnel": staticmethod(funnel)})
+
+    def get_command(self, ctx, cmd_name):
+        command = super().get_command(ctx, cmd_name)
+        direct_coercion(command, ctx)
+        return command
+
+    def parse_args(self, ctx, args):
+        """No arguments at all shows the help on stdout and exits 0, the same as --help."""
+        direct_coercion(self, ctx)
+        if not args and not ctx.resilient_parsing:
+            text = ctx.get_help()  # the Rich formatter prints the help itself and returns ""
+            if text:
+                typer.echo(text)
+            ctx.exit(0)
+        return super().parse_args(ctx, args)
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        run = lambda: super(FunnelGroup, self).main(args, prog_name or "depthwidth", complete_var,  # noqa: E731
+                                                    standalone_mode=False, **extra)
+        code = self.funnel(run, args)
+        if standalone_mode:
+            sys.exit(code)
+        return code

@@ -12,14 +12,13 @@ from functools import lru_cache
 from importlib import import_module
 
 import typer
-from typer.core import TyperGroup
 
 from .. import __version__
 from ..errors import EXIT_BAD_INPUT, EXIT_FAILURE, EnvironmentFailure, InputError
 from ..output.guard import OUTPUT_ERRNOS, ClosedStdout, discard_stdout, flush_stdout
 from .notices import clear as clear_notices, pending as pending_notices
 from .tablewidth import with_wide
-from ._typer_compat import ClickException, NoArgsIsHelpError, UsageError, direct_coercion
+from ._typer_compat import ClickException, FunnelGroup, NoArgsIsHelpError, UsageError
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT: Typer's exit code for a KeyboardInterrupt (see cli/__init__.py)
 
@@ -28,67 +27,47 @@ COMMANDS = ("plan", "sweep", "compare", "bounds", "equiv", "models", "inspect", 
             "certify", "schema", "plot")
 
 
-class _Group(TyperGroup):
-    """The root command group: coerces simple options without Pydantic, shows the help for no
-    arguments, and turns every failure into one stderr line and an exit code."""
-
-    def get_command(self, ctx, cmd_name):
-        command = super().get_command(ctx, cmd_name)
-        direct_coercion(command, ctx)
-        return command
-
-    def parse_args(self, ctx, args):
-        """No arguments at all shows the help on stdout and exits 0, the same as --help."""
-        direct_coercion(self, ctx)
-        if not args and not ctx.resilient_parsing:
-            text = ctx.get_help()  # the Rich formatter prints the help itself and returns ""
-            if text:
-                typer.echo(text)
-            ctx.exit(0)
-        return super().parse_args(ctx, args)
-
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        clear_notices()
-        if sys.stdout is None:  # started with file descriptor 1 closed (`>&-`): writing must fail, not vanish
-            sys.stdout = ClosedStdout()
-        try:
-            code = super().main(args, prog_name or "depthwidth", complete_var, standalone_mode=False, **extra)
-            if code == EXIT_INTERRUPTED:  # Ctrl-C: Typer turned the KeyboardInterrupt into exit 130; say nothing more
-                discard_stdout()
-            else:
-                flush_stdout()  # help and --version text still in the buffer: a full disk shows here
-                for message in pending_notices():  # only a run that got this far warns: a failing one prints one line
-                    typer.echo(f"depthwidth: warning: {message}", err=True)
-        except InputError as err:
-            code = _fail(str(err), EXIT_BAD_INPUT)
-        except EnvironmentFailure as err:
+def funnel(run, args) -> int:
+    """Run the command line (``run()`` parses and calls the command) and turn every failure into
+    one stderr line and an exit code: the one error funnel."""
+    clear_notices()
+    if sys.stdout is None:  # started with file descriptor 1 closed (`>&-`): writing must fail, not vanish
+        sys.stdout = ClosedStdout()
+    try:
+        code = run()
+        if code == EXIT_INTERRUPTED:  # Ctrl-C: Typer turned the KeyboardInterrupt into exit 130; say nothing more
             discard_stdout()
-            code = _fail(str(err), EXIT_FAILURE)
-        except NoArgsIsHelpError as err:  # `depthwidth plot`: its help, as `depthwidth` alone shows the main help
-            typer.echo(err.ctx.get_help())
-            code = 0
-        except UsageError as err:
-            code = _fail(_usage_message(err, sys.argv[1:] if args is None else list(args)), EXIT_BAD_INPUT)
-        except typer.Abort:
-            code = _fail("aborted", EXIT_FAILURE)
-        except ClickException as err:
-            code = _fail(" ".join(err.format_message().split()), EXIT_FAILURE)
-        except BrokenPipeError:
-            discard_stdout()  # what is still buffered goes nowhere, quietly, at exit
-            sys.stderr.close()  # the reader went away (e.g. `| head`): not an error worth a message
-            code = EXIT_FAILURE
-        except OSError as err:  # echo() of help or --version text flushes itself: a full disk
-            if err.errno not in OUTPUT_ERRNOS:
-                code = _internal(err)
-            else:
-                discard_stdout()
-                code = _fail(f"cannot write output: {err.strerror or err}", EXIT_FAILURE)
-        except Exception as err:  # noqa: BLE001 - the contract is one line and exit 1
+        else:
+            flush_stdout()  # help and --version text still in the buffer: a full disk shows here
+            for message in pending_notices():  # only a run that got this far warns: a failing one prints one line
+                typer.echo(f"depthwidth: warning: {message}", err=True)
+    except InputError as err:
+        code = _fail(str(err), EXIT_BAD_INPUT)
+    except EnvironmentFailure as err:
+        discard_stdout()
+        code = _fail(str(err), EXIT_FAILURE)
+    except NoArgsIsHelpError as err:  # `depthwidth plot`: its help, as `depthwidth` alone shows the main help
+        typer.echo(err.ctx.get_help())
+        code = 0
+    except UsageError as err:
+        code = _fail(_usage_message(err, sys.argv[1:] if args is None else list(args)), EXIT_BAD_INPUT)
+    except typer.Abort:
+        code = _fail("aborted", EXIT_FAILURE)
+    except ClickException as err:
+        code = _fail(" ".join(err.format_message().split()), EXIT_FAILURE)
+    except BrokenPipeError:
+        discard_stdout()  # what is still buffered goes nowhere, quietly, at exit
+        sys.stderr.close()  # the reader went away (e.g. `| head`): not an error worth a message
+        code = EXIT_FAILURE
+    except OSError as err:  # echo() of help or --version text flushes itself: a full disk
+        if err.errno not in OUTPUT_ERRNOS:
             code = _internal(err)
-        code = code if isinstance(code, int) else 0
-        if standalone_mode:
-            sys.exit(code)
-        return code
+        else:
+            discard_stdout()
+            code = _fail(f"cannot write output: {err.strerror or err}", EXIT_FAILURE)
+    except Exception as err:  # noqa: BLE001 - the contract is one line and exit 1
+        code = _internal(err)
+    return code if isinstance(code, int) else 0
 
 
 def _usage_message(err, args: list) -> str:
@@ -135,7 +114,7 @@ def root(
 def build(names=COMMANDS) -> typer.Typer:
     """The Typer app with the commands ``names`` (imported here, each from its own module)."""
     app = typer.Typer(
-        cls=_Group,
+        cls=FunnelGroup.around(funnel),
         name="depthwidth",
         help="How deep and how wide should a Transformer be? Answers from Levine et al. 2020, "
         '"Limits to Depth Efficiencies of Self-Attention": below depth log3(width) depth is '
