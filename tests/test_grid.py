@@ -271,3 +271,17 @@ def test_regime_codes_past_int64_powers():
     codes = regime_codes(np.array([39, 39, 40, 1000, 10**6]), np.array([2**61, 2**62, 2**63 - 1, 2**63 - 1, 10**15]))
     assert codes.tolist() == [2, 0, 2, 2, 2]  # 2^61 < 3^39 < 2^62 < 3^40
     assert regime_codes(np.array([38]), np.array([3**38 + 1])).tolist() == [0]
+
+
+def test_fast_float_texts_are_repr_at_every_exponent():
+    """output/stream.py spells grid floats with orjson: the texts must be repr's, byte for byte,
+    across every exponent (orjson differs from repr for 1e-9 <= |x| < 1e-4; those go through repr)."""
+    from depthwidth.output.stream import _texts
+
+    rng = np.random.default_rng(29)
+    values = rng.random(200_000) * 10.0 ** rng.integers(-323, 308, 200_000)
+    edges = [0.0, -0.0, 1e-4, 9.999999999999999e-05, 1e-9, 9.99e-10, 1e16, 9999999999999998.0, 5e-324, 1.7976931348623157e308]
+    values = np.concatenate([values, -values, edges])
+    assert _texts(values, float.__repr__).tolist() == [repr(v) for v in values.tolist()]
+    ints = rng.integers(-2**62, 2**62, 10_000)
+    assert _texts(ints, str).tolist() == [str(v) for v in ints.tolist()]
