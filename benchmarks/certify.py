@@ -19,8 +19,8 @@ if str(ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
-from depthwidth.theory.certify import (DEFAULT_PRIME, LAYER_OVERHEAD, MAX_WORK, certify, draw, estimate_work,  # noqa: E402
-                                grid_matrix, rank_mod)
+from depthwidth.theory.certify import DEFAULT_PRIME, LAYER_OVERHEAD, MAX_WORK, certify, estimate_work  # noqa: E402
+from depthwidth.theory.gridrank import draw, grid_matrix, rank_mod  # noqa: E402
 
 SIZES = (100, 300, 500, 700, 1000, 1500, 2000)
 TARGET_700 = 1.0  # seconds, issue 17

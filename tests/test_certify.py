@@ -10,7 +10,8 @@ import math
 
 import pytest
 
-from depthwidth.theory.certify import DEFAULT_PRIME, certify, draw, grid_matrix, matmul_mod, rank_mod
+from depthwidth.theory.certify import DEFAULT_PRIME, certify
+from depthwidth.theory.gridrank import draw, grid_matrix, matmul_mod, rank_mod
 from depthwidth.errors import InputError
 from tests.test_cli import parse_json, run
 

@@ -3,5 +3,6 @@
 Holds the shape (L, d, H) and its 12·L·d² count (``shapes``), the threshold, regimes and the
 Theorem 1/2 separation-rank bounds (``separation``), exact signs of bound differences
 (``exact``), the Corollary 1/2 widths (``solver``) and certified ranks of small networks
-(``certify``). Imports nothing of depthwidth but ``errors``: no empirical rule, no hardware.
+(``certify``, computed exactly mod p by ``gridrank``). Imports nothing of depthwidth but
+``errors``: no empirical rule, no hardware.
 """
