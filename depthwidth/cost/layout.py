@@ -3,8 +3,8 @@
 Enumerates, as NumPy arrays evaluated at once by ``perf.training_rates``: tensor-parallel degrees the
 heads, KV heads and feed-forward allow (``hardware.tp_sizes``) within one node; context-parallel degrees
 for long contexts; every pipeline degree that leaves a whole data-parallel degree (one that does not
-divide the depth is costed with its most loaded stage); interleaved stages 1, 2, 4 where they divide
-the depth; micro-batches of powers of two; recomputation none/selective/full; ZeRO 0-3. What the
+divide the depth is costed with its most loaded stage); interleaved stages 1, 2, 4, 8 (at least one layer
+per virtual stage); micro-batches of powers of two and the divisors of a replica's share of the batch (up to 64); recomputation none/selective/full; ZeRO 0-3. What the
 caller fixes stays fixed. Memory per GPU is ``cost.run``'s model (Korthikanti et al. 2022 activations,
 ZeRO model states), divided by cp for the activations; a layout fits when it is <= the HBM bytes.
 
@@ -18,7 +18,7 @@ import numpy as np
 from ..arch import blocks
 from ..arch.hardware import tp_sizes
 from . import run
-from .perf import RECOMPUTE_CODE, Layout, training_rates
+from .perf import RECOMPUTE_CODE, Layout, attention_kernel, training_rates
 
 RECOMPUTE_NAMES = ("none", "selective", "full")
 BATCH_TOKENS = ((0.76e9, 0.5e6), (2.7e9, 1e6), (13e9, 2e6), (float("inf"), 3.2e6))  # Brown et al. 2020, Table 2.1
@@ -51,8 +51,10 @@ def candidates(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict
                 if rest % pp:
                     continue
                 dp = rest // pp
-                vs = [fixed["interleave"]] if fixed.get("interleave") else [v for v in (1, 2, 4) if v == 1 or (pp > 1 and depth % (pp * v) == 0)]
-                mbs = [fixed["micro_batch"]] if fixed.get("micro_batch") else [b for b in (1, 2, 4, 8, 16, 32, 64) if b * dp <= max(global_batch, dp)]
+                vs = [fixed["interleave"]] if fixed.get("interleave") else [v for v in (1, 2, 4, 8) if v == 1 or (pp > 1 and pp * v <= depth)]
+                share = -(-global_batch // dp)  # sequences per replica per step
+                mbs = [fixed["micro_batch"]] if fixed.get("micro_batch") else sorted(
+                    {b for b in (1, 2, 4, 8, 16, 32, 64) if b <= share} | {b for b in _divisors(share) if b <= 64})
                 for v in vs:
                     for mb in mbs:
                         rows.append((tp, cp, pp, dp, v, mb))
@@ -69,8 +71,10 @@ def candidates(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict
             "micro_batch": grid[:, 5], "recompute": rc, "zero": zero}
 
 
-def memory_per_gpu(arch, lay: dict, context: int, sequence_parallel: bool = True):
-    """Training memory per GPU of each layout (bytes): cost.run's formulas over arrays."""
+def memory_per_gpu(arch, lay: dict, context: int, sequence_parallel: bool = True, flash: bool = False):
+    """Training memory per GPU of each layout (bytes): cost.run's formulas over arrays. A flash attention
+    kernel keeps no T x T scores (Dao et al. 2022), so without recomputation it stores what selective
+    recomputation stores."""
     depth = arch.depth + arch.decoder_depth
     tp, pp, dp, cp, mb, rc, zero = (lay[k] for k in ("tp", "pp", "dp", "cp", "micro_batch", "recompute", "zero"))
     embedding, head = run._embedding_matrices(arch)
@@ -82,6 +86,7 @@ def memory_per_gpu(arch, lay: dict, context: int, sequence_parallel: bool = True
     gradients = np.where(zero >= 2, gradients / dp, gradients)
     optimizer = np.where(zero >= 1, optimizer / dp, optimizer)
     ffn = run._ffn_per_token(arch)
+    rc = np.where(flash & (rc == 0), 1, rc)
     per_layer = np.select([rc == 0, rc == 1, rc == 2], [
         run.activation_bytes_per_layer(context, mb, arch.width, arch.heads, ffn, tp, sequence_parallel, name)
         for name in RECOMPUTE_NAMES])
@@ -93,19 +98,20 @@ def memory_per_gpu(arch, lay: dict, context: int, sequence_parallel: bool = True
 
 
 def search(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | None = None,
-           attention: str | None = None, overlap: bool = True):
+           attention: str | None = None, overlap: bool = True, memory_limit: float | None = None, **options):
     """The fastest layout that fits: (layout dict of plain numbers, rates dict, memory bytes, layouts tried,
     layouts that fit); None for the layout when nothing fits (the least memory one is then returned
-    with ``fits`` False in the layout)."""
+    with ``fits`` False in the layout). ``options``: other Layout fields (sequence_parallel, dropout);
+    ``memory_limit``: bytes per GPU (default the HBM; infinity: every layout fits, as a published run did)."""
     fixed = fixed or {}
     lay = candidates(arch, hw, gpus, context, global_batch, fixed)
     if not lay:
         return None
-    memory = memory_per_gpu(arch, lay, context)
-    layout = Layout(**lay, attention=attention, overlap=overlap)
+    layout = Layout(**lay, attention=attention, overlap=overlap, **options)
+    memory = memory_per_gpu(arch, lay, context, options.get("sequence_parallel", True), attention_kernel(arch, layout) == "flash")
     rates = training_rates(arch, hw, layout, context, global_batch, gpus)
     step = np.asarray(rates["step_seconds"], dtype=np.float64)
-    fits = memory <= hw.hbm_bytes
+    fits = memory <= (hw.hbm_bytes if memory_limit is None else memory_limit)
     if fits.any():
         order = np.lexsort((memory, np.where(fits, step, np.inf)))
     else:

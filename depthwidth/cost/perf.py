@@ -7,7 +7,7 @@ Compute (reference card, "Performance model"):
 - every matrix multiply of a layer (q/k/v, attention output, feed-forward or experts, the output head)
   is timed on a roofline, max(FLOPs / (peak·eff), bytes / HBM bandwidth). eff is the accelerator's best
   measured share of peak (MAMF, ``Accelerator.gemm_efficiency``) times tile quantization (each of the
-  output's dimensions padded to a 128-wide tile) and wave quantization (tiles spread over the compute
+  output's dimensions padded to a 128-wide tile, 16-wide below 128) and wave quantization (tiles spread over the compute
   units in whole waves): NVIDIA, "Matrix Multiplication Background User's Guide", Sec. 2.3 and 3;
   Anthony et al. 2024, arXiv 2401.14489;
 - the attention core: ``flash`` (FlashAttention, Dao et al. 2022/2023: one fused kernel, causal half of
@@ -28,6 +28,7 @@ import numpy as np
 from ..arch import blocks
 from . import comm
 
+SMALL_TILE = 16  # tensor-core operands come in multiples of 8 (fp16) elements: NVIDIA guide Sec. 2.2; 16 assumed
 TILE = 128  # cuBLAS tile edge (NVIDIA Matrix Multiplication Background guide, Sec. 2.3: 256x128, 128x128 typical)
 # share of peak a fused (flash) attention kernel reaches: FlashAttention-2 "50-73% of the theoretical maximum
 # FLOPs/s on A100" (Dao 2023, arXiv 2307.08691, abstract; second-hand: the abstract as quoted by pristren.com),
@@ -80,8 +81,10 @@ def gemm_seconds(m, n, k, hw, batch=1.0):
     """Time of ``batch`` products (m x k)·(k x n) in bf16 on ``hw``: the roofline with tile and wave
     quantization (module docstring)."""
     m, n, k = (np.maximum(np.asarray(x, dtype=np.float64), 1.0) for x in (m, n, k))
-    tm, tn = np.ceil(m / TILE), np.ceil(n / TILE)
-    eff = hw.gemm_efficiency * (m / (tm * TILE)) * (n / (tn * TILE))
+    # a dimension below one tile runs in a skinny kernel padded to SMALL_TILE (matrix-vector products stay memory-bound)
+    em, en = np.where(m < TILE, SMALL_TILE, TILE), np.where(n < TILE, SMALL_TILE, TILE)
+    tm, tn = np.ceil(m / em), np.ceil(n / en)
+    eff = hw.gemm_efficiency * (m / (tm * em)) * (n / (tn * en))
     if hw.compute_units:
         waves = tm * tn * batch / hw.compute_units
         eff = eff * waves / np.ceil(waves)
