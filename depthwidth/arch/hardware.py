@@ -151,7 +151,7 @@ ACCELERATORS: dict[str, Accelerator] = {a.name: a for a in (
                 "second-hand: the datasheet table as reproduced by archive-lib.hpctech.co.jp; dense 989.4 TFLOPS "
                 "also in glennklockwood.com/garden/processors/h100",
                 gpus_per_node=8, link_bandwidth=450e9, network_bandwidth=50e9, gemm_efficiency=0.801, compute_units=132),
-    Accelerator("h100-pcie", "NVIDIA H100 PCIe", 756e12, 1513e12, 80e9, 2.0e12,
+    Accelerator("h100-pcie", "NVIDIA H100 PCIe", 756.5e12, 1513e12, 80e9, 2.0e12,
                 "NVIDIA H100 datasheet (PCIe column): BF16 1,513 TFLOPS with sparsity (756 dense), 80GB, 2.0 TB/s; "
                 "PCIe Gen5 x16 between GPUs, 63 GB/s per direction",
                 "second-hand: stas00/ml-engineering compute/accelerator/README.md @007447327a0c (dense table) and "
