@@ -30,5 +30,5 @@ def cost_tables(records):
     title = f"cost on {first.get('gpus', '?')} x {first.get('gpu', '?')}, context {first.get('context', '?'):,}" if records else "cost"
     yield FittedTable(title, columns, rows, frozenset(columns[2:]), True)
     yield _notes([n for r in records for n in r["notes"]] + [
-        "model error on 54 published runs: median 6%, 52 of 54 within 25% (docs/performance.md); "
+        "model error on 56 published runs: median 5.7%, 53 of 56 within 25% (docs/performance.md); "
         "times are a healthy cluster's steady state"])
