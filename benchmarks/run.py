@@ -255,6 +255,26 @@ def many_budgets(exe: list[str], env: dict) -> None:
     line("plan --params - in full, per budget (10^3 budgets)", f"{full:.2f} s for 10^3: {full:.1f} ms a budget")
 
 
+def cost_command(exe: list[str], env: dict) -> None:
+    """Issue 30: `cost` JSON within 1.5x the `import typer` floor, its table within 2.0x; 10^4 shapes
+    through `cost - --format jsonl` at least 10x faster than 10^4 processes (timed on 20, scaled)."""
+    args = ["cost", "32x4096", "--arch", "llama", "--gpu", "h100", "--gpus", "64", "--tokens", "2e11"]
+    print(f"\ncost: median wall of {RUNS} runs, against the import typer floor")
+    walls = median_walls({"floor": [sys.executable, "-c", "import typer"], "json": exe + args + ["--format", "json"],
+                          "table": exe + args}, env)
+    for name, limit in (("json", 1.5), ("table", 2.0)):
+        ratio = walls[name] / walls["floor"]
+        line(f"depthwidth {' '.join(args[:2])} ... ({name})", f"{walls[name] * 1e3:.1f} ms = {ratio:.2f}x floor",
+             f"<= {limit:g}x floor", verdict(ratio, limit))
+    lines = "".join(f"{8 + i % 40}x{128 * (8 + i % 57)}\n" for i in range(10**4)).encode()
+    many = run_once(exe + ["cost", "-", "--arch", "llama", "--gpus", "64", "--format", "jsonl"], env, lines)
+    one = statistics.median(run_once(exe + ["cost", f"{8 + i}x{128 * (8 + i)}", "--arch", "llama", "--gpus", "64",
+                                            "--format", "jsonl"], env) for i in range(20))
+    line("cost - (10^4 shapes, one process)", f"{many:.2f} s")
+    line("10^4 processes (20 timed, scaled)", f"{one * 10**4:.0f} s")
+    line("processes / one process", f"{one * 10**4 / many:.1f}x", ">= 10x", verdict(one * 10**4 / many, 10.0, True))
+
+
 def main() -> None:
     import numpy as np
 
@@ -270,11 +290,14 @@ def main() -> None:
             return
         if sys.argv[1:] == ["budgets"]:
             return many_budgets(exe, env)
+        if sys.argv[1:] == ["cost"]:
+            return cost_command(exe, env)
         vectorized()
         grid(exe, env)
         csv_against_polars(exe, env)
         stdin_against_grid(exe, env)
         many_budgets(exe, env)
+        cost_command(exe, env)
 
 
 if __name__ == "__main__":

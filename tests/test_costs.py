@@ -330,7 +330,7 @@ def test_bad_run_specs_are_input_errors_naming_the_option(kwargs, what):
 
 
 def test_unknown_gpu_names_the_accepted_values():
-    with pytest.raises(InputError, match="a100-80gb, h100, h200, b200, mi300x, tpu-v5p"):
+    with pytest.raises(InputError, match="a100-80gb, a100-40gb, h100, h100-pcie, h200, b200, mi300x, tpu-v5p"):
         RunSpec(gpu="v100")
     assert RunSpec(gpu=" H100 ").peak_flops == 989.5e12
 

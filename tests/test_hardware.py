@@ -171,7 +171,9 @@ from depthwidth.arch.hardware import ACCELERATORS, accelerator  # noqa: E402
 
 DATASHEETS = {  # name: (dense BF16 FLOP/s, dense FP8 FLOP/s or None, HBM bytes, HBM bytes/s)
     "a100-80gb": (312e12, None, 80e9, 2.039e12),          # NVIDIA A100 datasheet: 312 TFLOPS BF16, 80GB, 2,039 GB/s
+    "a100-40gb": (312e12, None, 40e9, 1.555e12),          # NVIDIA A100 datasheet: 40GB HBM2, 1,555 GB/s
     "h100": (1979e12 / 2, 3958e12 / 2, 80e9, 3.35e12),    # H100 SXM datasheet: 1,979 / 3,958 with sparsity
+    "h100-pcie": (1513e12 / 2, 3026e12 / 2, 80e9, 2.0e12),  # H100 PCIe datasheet: 1,513 BF16 with sparsity, 2.0 TB/s
     "h200": (1979e12 / 2, 3958e12 / 2, 141e9, 4.8e12),    # H200 datasheet: same compute, 141GB HBM3e, 4.8 TB/s
     "b200": (2.25e15, 4.5e15, 180e9, 8e12),               # HGX B200 (1000 W): 2.25 / 4.5 PFLOPS dense
     "mi300x": (1307.4e12, 2614.9e12, 192e9, 5.3e12),      # AMD MI300X data sheet
@@ -187,8 +189,9 @@ def test_accelerator_rows_match_their_datasheets(name):
 
 
 def test_accelerator_table_has_exactly_the_issue_names_and_lookup_is_case_insensitive():
-    assert list(ACCELERATORS) == ["a100-80gb", "h100", "h200", "b200", "mi300x", "tpu-v5p"]
-    assert accelerator(" TPU-v5p ").name == "tpu-v5p"
+    # issue 30 adds A100 40GB and H100 PCIe (and the aliases h100-sxm, h200-sxm, a100)
+    assert list(ACCELERATORS) == ["a100-80gb", "a100-40gb", "h100", "h100-pcie", "h200", "b200", "mi300x", "tpu-v5p"]
+    assert accelerator(" TPU-v5p ").name == "tpu-v5p" and accelerator("H100-SXM").name == "h100"
     for bad in ("v100", "", None, 3):
-        with pytest.raises(InputError, match="expected one of a100-80gb, h100, h200, b200, mi300x, tpu-v5p"):
+        with pytest.raises(InputError, match="expected one of a100-80gb, a100-40gb, h100, h100-pcie, h200, b200, mi300x, tpu-v5p"):
             accelerator(bad)

@@ -124,44 +124,94 @@ class Accelerator:
     hbm_bandwidth: float
     source: str
     verified: str
+    # the system around it (performance model, issue 30; sources in SYSTEM_SOURCES): GPUs per node, per-GPU
+    # per-direction bandwidth of the intra-node link (NVLink/xGMI/ICI) and of the network, the best measured
+    # share of peak in one large matrix multiply (MAMF / peak), and the units a GEMM's tiles are spread over
+    gpus_per_node: int = 8
+    link_bandwidth: float = 300e9
+    network_bandwidth: float = 25e9
+    gemm_efficiency: float = 0.80
+    compute_units: int | None = None
 
 
 ACCELERATORS: dict[str, Accelerator] = {a.name: a for a in (
     Accelerator("a100-80gb", "NVIDIA A100 80GB SXM", 312e12, None, 80e9, 2.039e12,
                 "NVIDIA A100 Tensor Core GPU datasheet (nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf): "
                 "BF16 Tensor Core 312 TFLOPS (624 with sparsity), 80GB HBM2e, 2,039 GB/s (SXM); no FP8",
-                "second-hand: the datasheet's figures as quoted with its link by glennklockwood.com/garden/processors/A100"),
+                "second-hand: the datasheet's figures as quoted with its link by glennklockwood.com/garden/processors/A100",
+                gpus_per_node=8, link_bandwidth=300e9, network_bandwidth=25e9, gemm_efficiency=0.859, compute_units=108),
+    Accelerator("a100-40gb", "NVIDIA A100 40GB SXM", 312e12, None, 40e9, 1.555e12,
+                "NVIDIA A100 datasheet: BF16 Tensor Core 312 TFLOPS (624 with sparsity), 40GB HBM2 at 1,555 GB/s (SXM)",
+                "second-hand: upb-pc2.atlassian.net/wiki/spaces/PC2DOK/pages/1900609 (the datasheet table) and "
+                "glennklockwood.com/garden/processors/A100",
+                gpus_per_node=8, link_bandwidth=300e9, network_bandwidth=25e9, gemm_efficiency=0.859, compute_units=108),
     Accelerator("h100", "NVIDIA H100 SXM", 989.5e12, 1979e12, 80e9, 3.35e12,
                 "NVIDIA H100 Tensor Core GPU datasheet: BF16 1,979 and FP8 3,958 TFLOPS shown with sparsity "
                 "(footnote: dense is half), 80GB HBM3, 3.35 TB/s (SXM)",
                 "second-hand: the datasheet table as reproduced by archive-lib.hpctech.co.jp; dense 989.4 TFLOPS "
-                "also in glennklockwood.com/garden/processors/h100"),
+                "also in glennklockwood.com/garden/processors/h100",
+                gpus_per_node=8, link_bandwidth=450e9, network_bandwidth=50e9, gemm_efficiency=0.801, compute_units=132),
+    Accelerator("h100-pcie", "NVIDIA H100 PCIe", 756.5e12, 1513e12, 80e9, 2.0e12,
+                "NVIDIA H100 datasheet (PCIe column): BF16 1,513 TFLOPS with sparsity (756 dense), 80GB, 2.0 TB/s; "
+                "PCIe Gen5 x16 between GPUs, 63 GB/s per direction",
+                "second-hand: stas00/ml-engineering compute/accelerator/README.md @007447327a0c (dense table) and "
+                "network/README.md @0030e63f5275 (PCIe table); the NVLink bridge is not assumed; network unverified "
+                "(assumed 400 Gb/s per GPU like DGX H100)",
+                gpus_per_node=8, link_bandwidth=63e9, network_bandwidth=50e9, gemm_efficiency=0.801, compute_units=114),
     Accelerator("h200", "NVIDIA H200 SXM", 989.5e12, 1979e12, 141e9, 4.8e12,
                 "NVIDIA H200 Tensor Core GPU datasheet: BF16 1,979 and FP8 3,958 TFLOPS with sparsity (dense half), "
                 "141GB HBM3e, 4.8 TB/s",
-                "second-hand: several spec summaries agree (lzwjava.github.io, ai-hpc.github.io); vendor page not reached"),
+                "second-hand: several spec summaries agree (lzwjava.github.io, ai-hpc.github.io); vendor page not reached",
+                gpus_per_node=8, link_bandwidth=450e9, network_bandwidth=50e9, gemm_efficiency=0.803, compute_units=132),
     Accelerator("b200", "NVIDIA B200 (HGX, 1000 W)", 2.25e15, 4.5e15, 180e9, 8e12,
                 "NVIDIA HGX B200 / DGX B200 datasheet: FP16/BF16 2.25 PFLOPS and FP8 4.5 PFLOPS dense per GPU "
                 "(4.5 / 9 with sparsity), 180GB HBM3e per GPU (1,440GB per 8-GPU DGX), 8 TB/s",
                 "second-hand: glennklockwood.com/garden/processors/B200 (HGX at 1,000 W) and hmc-tech.com; "
-                "the 180GB (192GB physical) from NVIDIA's DGX B200 total; vendor page not reached"),
+                "the 180GB (192GB physical) from NVIDIA's DGX B200 total; vendor page not reached",
+                gpus_per_node=8, link_bandwidth=900e9, network_bandwidth=50e9, gemm_efficiency=0.776, compute_units=148),
     Accelerator("mi300x", "AMD Instinct MI300X", 1307.4e12, 2614.9e12, 192e9, 5.3e12,
                 "AMD Instinct MI300X data sheet: peak BF16 1,307.4 TFLOPS and FP8 2,614.9 TFLOPS dense "
                 "(2,614.9 / 5,229.8 with sparsity), 192GB HBM3, 5.3 TB/s",
                 "second-hand: 192GB and 5.3 TB/s in several summaries, ~1.3 PFLOPS BF16 / ~2.6 PFLOPS FP8 in "
-                "jaredwatkins.com; exact decimals from the AMD data sheet not reached (unverified)"),
+                "jaredwatkins.com; exact decimals from the AMD data sheet not reached (unverified)",
+                gpus_per_node=8, link_bandwidth=448e9, network_bandwidth=50e9, gemm_efficiency=0.601, compute_units=304),
     Accelerator("tpu-v5p", "Google Cloud TPU v5p (per chip)", 459e12, None, 95e9, 2.765e12,
                 "Google Cloud TPU v5p documentation (cloud.google.com/tpu/docs/v5p): peak compute per chip "
                 "(bf16) 459 TFLOPs, HBM2e 95GB at 2765 GBps; no FP8 (int8 only)",
-                "verified: cloud.google.com/tpu/docs/v5p-training, key specifications table"),
+                "verified: cloud.google.com/tpu/docs/v5p-training, key specifications table",
+                gpus_per_node=6144, link_bandwidth=600e9, network_bandwidth=6.25e9, gemm_efficiency=0.80, compute_units=None),
 )}
 
 
+ALIASES = {"h100-sxm": "h100", "h200-sxm": "h200", "a100": "a100-80gb", "a100-80gb-sxm": "a100-80gb"}
+
+# Where the system fields come from (issue 30). Per direction, per GPU; "uni" = one direction.
+SYSTEM_SOURCES = {
+    "link_bandwidth": "NVLink 3/4/5 300/450/900 GB/s, MI300X xGMI 448 GB/s, PCIe 5 x16 63 GB/s per direction: "
+                      "stas00/ml-engineering network/README.md @0030e63f5275 (intra-node tables); TPU v5p ICI 4,800 Gbps "
+                      "per chip: cloud.google.com/tpu/docs/v5p",
+    "gpus_per_node": "8 per DGX/HGX A100, H100, H200, B200 and MI300X OAM platform (NVIDIA DGX BasePOD reference "
+                     "architecture, core components); TPU v5p: the ICI domain of one slice, up to 6,144 chips "
+                     "(cloud.google.com/tpu/docs/v5p-training, slice shapes)",
+    "network_bandwidth": "one NIC per GPU: 200 Gb/s HDR InfiniBand on DGX A100 (Korthikanti et al. 2022, Sec. 6), "
+                         "400 Gb/s ConnectX-7 on DGX H100/H200/B200 (DGX BasePOD core components); MI300X assumed "
+                         "alike (unverified); TPU v5p DCN 50 Gbps per chip between slices",
+    "gemm_efficiency": "Maximum Achievable Matmul FLOPS / peak, BF16: A100 267.9/312, H100 792.1/989, H200 794.5/989, "
+                       "B200 1745/2250, MI300X 781.9/1300 (stas00/ml-engineering compute/accelerator/README.md, MAMF "
+                       "table); TPU v5p: no MAMF published, H100's assumed (unverified)",
+    "compute_units": "streaming multiprocessors: A100 108 (NVIDIA A100 whitepaper; NVIDIA/cutlass issue 335), H100 SXM "
+                     "132, H100 PCIe 114, B200 148 (NVIDIA whitepapers, second-hand); MI300X 304 compute units (AMD "
+                     "CDNA 3 whitepaper, second-hand); TPU: none (no wave quantization)",
+}
+
+
 def accelerator(name: str) -> Accelerator:
-    """The accelerator called ``name`` (case-insensitive); InputError naming the accepted values."""
+    """The accelerator called ``name`` (case-insensitive, a few aliases such as h100-sxm); InputError
+    naming the accepted values."""
     from ..errors import InputError
 
-    found = ACCELERATORS.get(name.strip().lower()) if isinstance(name, str) else None
+    key = name.strip().lower() if isinstance(name, str) else None
+    found = ACCELERATORS.get(ALIASES.get(key, key)) if key is not None else None
     if found is None:
         raise InputError("--gpu", name, "expected one of " + ", ".join(ACCELERATORS))
     return found

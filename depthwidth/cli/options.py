@@ -73,7 +73,7 @@ Tokens = Annotated[Optional[List[str]], typer.Option("--tokens", help="Training 
                                                                       "(Hoffmann et al. 2022). With --params N: N trained on D tokens (sweep: "
                                                                       "every row). With --flops C: N = C/(6·D). Gives every shape its training "
                                                                       "FLOPs, GPU-hours and days.")]
-Gpu = Annotated[str, typer.Option("--gpu", help="Accelerator for memory and time: a100-80gb, h100 (default), h200, b200, mi300x, tpu-v5p.")]
+Gpu = Annotated[str, typer.Option("--gpu", help="Accelerator for memory and time: a100-80gb, a100-40gb, h100 (default), h100-pcie, h200, b200, mi300x, tpu-v5p.")]
 Gpus = Annotated[Optional[int], typer.Option("--gpus", help="GPUs training together (a multiple of tp x pp): gives wall-clock days and the "
                                                             "data-parallel degree ZeRO shards over. Default: none (no days; data parallel 1).",
                                              min=1, max=1 << 24)]

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 from ..arch import blocks
 from ..errors import InputError
-from ..arch.hardware import ACCELERATORS, Accelerator, accelerator, tp_conflicts
+from ..arch.hardware import Accelerator, accelerator, tp_conflicts
 
 RECOMPUTE = ("none", "selective", "full")
 ADAM_OPTIMIZER_BYTES = 12  # fp32 master weights + Adam's m and v (Rajbhandari et al. 2020, K = 12)
@@ -112,7 +112,7 @@ class RunSpec:
     @property
     def hardware(self) -> Accelerator:
         """The accelerator row of ``gpu``."""
-        return ACCELERATORS[self.gpu.strip().lower()]
+        return accelerator(self.gpu)
 
     @property
     def peak_flops(self) -> float:

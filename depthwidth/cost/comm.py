@@ -1,0 +1,91 @@
+"""Communication of a parallel layout (issue 30): collective times per GPU. Pure; NumPy arrays in.
+
+Conventions (reference card, "Performance model"):
+- ranks are ordered tensor (innermost), context, data, pipeline (outermost), as Megatron-LM orders
+  them; a group of n ranks at stride ``inner`` stays inside one node when inner·n <= GPUs per node;
+- a ring all-reduce moves 2·(n-1)/n of the bytes, reduce-scatter and all-gather (n-1)/n, each at the
+  group's bus bandwidth (NCCL's convention, NVIDIA/nccl-tests doc/PERFORMANCE.md @03a204a1): the
+  intra-node link, or the network, each times the share of it NCCL reaches (BUS_EFFICIENCY);
+  a group that spans nodes runs at the slowest link's pace: the network card of one GPU;
+- tensor parallelism: 2 all-reduces forward and 2 backward per layer of tokens·d·2 bytes (sequence
+  parallelism: reduce-scatter + all-gather of the same volume), 2 more with full recomputation;
+  not overlapped with compute (Megatron-LM);
+- pipeline: each micro-batch sends its activations forward and its gradients back across each stage
+  boundary (divided by t: Megatron-LM's scatter/gather), v times with v interleaved stages;
+- data parallelism: gradients reduced once per step (ZeRO 0-2), overlapped with the last micro-batch's
+  backward when the framework does (``Layout.overlap``); ZeRO-3 gathers the weights forward and
+  backward and reduce-scatters the gradients for every micro-batch, prefetched behind compute;
+- context parallelism: keys and values of the other cp-1 chunks exchanged for every layer, hidden
+  behind the attention core when it is longer; expert parallelism: 2 all-to-alls per pass.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+# share of the link's bandwidth an all-reduce reaches: 8x A100 NVLink busbw 235 of 300 GB/s; AWS EFA
+# "effective 340 Gbps" of 400 (stas00/ml-engineering network/README.md @0030e63f5275, verified)
+BUS_EFFICIENCY_LINK = 0.78
+BUS_EFFICIENCY_NETWORK = 0.85
+
+
+def bus_bandwidth(hw, inner, n):
+    """Bus bandwidth of a group of ``n`` ranks at stride ``inner`` (module docstring)."""
+    inner, n = np.asarray(inner, dtype=np.float64), np.asarray(n, dtype=np.float64)
+    node = hw.gpus_per_node
+    inside = inner * n <= node
+    return np.where(inside, hw.link_bandwidth * BUS_EFFICIENCY_LINK, hw.network_bandwidth * BUS_EFFICIENCY_NETWORK)
+
+
+def all_reduce(hw, inner, n, nbytes):
+    """Seconds of a ring all-reduce of ``nbytes`` over ``n`` ranks at stride ``inner``."""
+    n = np.asarray(n, dtype=np.float64)
+    return 2.0 * (n - 1) / np.maximum(n, 1.0) * nbytes / bus_bandwidth(hw, inner, n)
+
+
+def gather(hw, inner, n, nbytes):
+    """Seconds of a reduce-scatter or an all-gather of ``nbytes`` (the whole buffer) over ``n`` ranks."""
+    n = np.asarray(n, dtype=np.float64)
+    return (n - 1) / np.maximum(n, 1.0) * nbytes / bus_bandwidth(hw, inner, n)
+
+
+def tp_seconds(hw, tp, nbytes, collectives, layout):
+    """Tensor parallelism's all-reduces of one layer and one micro-batch."""
+    return collectives * all_reduce(hw, 1, tp, nbytes)
+
+
+def cp_seconds(hw, tp, cp, arch, micro_batch, context, core, passes):
+    """Context parallelism's key/value exchange for one layer and one micro-batch, what the attention
+    core (``core`` seconds per pass) does not hide."""
+    cp = np.asarray(cp, dtype=np.float64)
+    kv = arch.kv_lora_rank + arch.qk_rope_head_dim if arch.latent else 2 * np.ceil(arch.kv_heads / tp) * arch.head_dim
+    nbytes = 2.0 * micro_batch * context * kv  # all chunks' keys and values, bf16
+    exposed = np.maximum(gather(hw, tp, cp, nbytes) - core, 0.0)
+    return np.where(cp > 1, passes * exposed, 0.0)
+
+
+def ep_seconds(hw, tp, ep, nbytes, count):
+    """Expert parallelism's all-to-alls (dispatch and combine) for one layer and one micro-batch."""
+    ep = np.asarray(ep, dtype=np.float64)
+    return np.where(ep > 1, count * gather(hw, tp, ep, nbytes), 0.0)
+
+
+def p2p_seconds(hw, tp, cp, dp, pp, nbytes, layout, interleave):
+    """Pipeline sends of one micro-batch across a stage boundary, forward and backward."""
+    pp = np.asarray(pp, dtype=np.float64)
+    inner = np.asarray(tp, dtype=np.float64) * cp * dp
+    bandwidth = np.where(inner >= hw.gpus_per_node, hw.network_bandwidth * BUS_EFFICIENCY_NETWORK,
+                         hw.link_bandwidth * BUS_EFFICIENCY_LINK)
+    return np.where(pp > 1, 2.0 * interleave * nbytes / tp / bandwidth, 0.0)
+
+
+def dp_seconds(hw, tp, cp, dp, pp, grad_bytes, zero, micro, stage, backward_last, layout):
+    """Data parallelism's exposed seconds per step: gradient reduction (all-reduce, or reduce-scatter
+    + all-gather of the weights with ZeRO 1-2: the same volume), minus what hides behind the last
+    backward; ZeRO-3: per micro-batch, 2 all-gathers and a reduce-scatter behind that micro-batch."""
+    inner = np.asarray(tp, dtype=np.float64) * cp
+    reduce = all_reduce(hw, inner, dp, grad_bytes)
+    hidden = backward_last if layout.overlap else 0.0
+    plain = np.maximum(reduce - hidden, 0.0)
+    z3 = 3.0 * gather(hw, inner, dp, grad_bytes)
+    z3 = micro * (np.maximum(z3 - stage, 0.0) if layout.overlap else z3)
+    return np.where(np.asarray(dp) > 1, np.where(np.asarray(zero) >= 3, z3, plain), 0.0)

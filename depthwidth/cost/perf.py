@@ -1,0 +1,206 @@
+"""Performance model of training (issue 30): the time of one optimizer step of one shape, on one
+accelerator, in one parallel layout. Pure; every layout field may be a NumPy array (the layout search
+evaluates hundreds of layouts of one shape at once). Split as Calculon does (Isaev et al., SC'23): the
+model (``blocks.Architecture``), the system (``hardware.Accelerator``), the execution (``Layout``).
+
+Compute (reference card, "Performance model"):
+- every matrix multiply of a layer (q/k/v, attention output, feed-forward or experts, the output head)
+  is timed on a roofline, max(FLOPs / (peak·eff), bytes / HBM bandwidth). eff is the accelerator's best
+  measured share of peak (MAMF, ``Accelerator.gemm_efficiency``) times tile quantization (each of the
+  output's dimensions padded to a 128-wide tile, 16-wide below 128) and wave quantization (tiles spread over the compute
+  units in whole waves): NVIDIA, "Matrix Multiplication Background User's Guide", Sec. 2.3 and 3;
+  Anthony et al. 2024, arXiv 2401.14489;
+- the attention core: ``flash`` (FlashAttention, Dao et al. 2022/2023: one fused kernel, causal half of
+  the T x T scores computed, FLASH_EFFICIENCY of peak) or ``unfused`` (Megatron-LM 2021/2022: the score
+  and context batched products on the roofline, the full T x T matrix, its softmax and dropout moved
+  through HBM);
+- element-wise work (norms, activation, residual adds, dropout) from the bytes it reads and writes;
+- backward = 2 x forward; full recomputation adds a forward, selective the unfused attention core
+  (Korthikanti et al. 2022, Sec. 5); FlashAttention's backward already recomputes its scores.
+Communication in ``comm.py``; the pipeline, data parallelism and the step here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..arch import blocks
+from . import comm
+
+SMALL_TILE = 16  # tensor-core operands come in multiples of 8 (fp16) elements: NVIDIA guide Sec. 2.2; 16 assumed
+TILE = 128  # cuBLAS tile edge (NVIDIA Matrix Multiplication Background guide, Sec. 2.3: 256x128, 128x128 typical)
+# share of peak a fused (flash) attention kernel reaches: FlashAttention-2 "50-73% of the theoretical maximum
+# FLOPs/s on A100" (Dao 2023, arXiv 2307.08691, abstract; second-hand: the abstract as quoted by pristren.com),
+# low end, for Ampere; "FlashAttention-2 achieving only 35% utilization on the H100 GPU" (Shah et al. 2024,
+# FlashAttention-3, arXiv 2407.08608, abstract) for Hopper and later parts (assumed for B200, MI300X, TPU)
+FLASH_EFFICIENCY = {"a100-80gb": 0.5, "a100-40gb": 0.5}
+FLASH_EFFICIENCY_DEFAULT = 0.35
+BYTES = 2  # bf16 weights, activations and gradients
+ADAM_BYTES_PER_PARAM = 36  # optimizer step: reads 2+4+12 and writes 2+4... of bf16 weight, fp32 grad/master, m, v
+RECOMPUTE_CODE = {"none": 0, "selective": 1, "full": 2}
+# The share of the modelled compute time a real training step achieves: what the model leaves out (kernel
+# launches and synchronisation, the loss and optimizer kernels, data loading, stragglers, clocks below boost
+# under sustained load). ONE constant for every accelerator and run, set once so that the median error over
+# the published-runs table (tests/data/published_runs.json) is near zero: calibrated, not sourced.
+STEP_EFFICIENCY = 0.82
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A parallel layout: tensor tp, pipeline pp (``interleave`` stages per device), data dp, context cp
+    and expert ep degrees, micro-batch (sequences), recomputation (0 none, 1 selective, 2 full), ZeRO
+    stage, sequence parallelism, whether gradient reduction overlaps the backward pass, attention kernel.
+    Fields may be NumPy arrays of one length (many layouts at once)."""
+
+    tp: object = 1
+    pp: object = 1
+    dp: object = 1
+    cp: object = 1
+    micro_batch: object = 1
+    recompute: object = 1
+    zero: object = 1
+    interleave: object = 1
+    ep: object = 1
+    sequence_parallel: bool = True
+    overlap: bool = True
+    attention: str | None = None
+    dropout: bool | None = None
+
+
+MEGATRON_FAMILIES = ("vanilla", "gpt2")  # blocks trained the GPT-3/Megatron-LM way: dropout, unfused attention
+
+
+def attention_kernel(arch, layout: Layout) -> str:
+    """The layout's attention kernel; by default ``unfused`` for the GPT-era presets (vanilla, gpt2: as
+    Megatron-LM trained them in the published runs of that block) and ``flash`` for the others."""
+    return layout.attention or ("unfused" if arch.family in MEGATRON_FAMILIES else "flash")
+
+
+def gemm_seconds(m, n, k, hw, batch=1.0):
+    """Time of ``batch`` products (m x k)·(k x n) in bf16 on ``hw``: the roofline with tile and wave
+    quantization (module docstring)."""
+    m, n, k = (np.maximum(np.asarray(x, dtype=np.float64), 1.0) for x in (m, n, k))
+    # a dimension below one tile runs in a skinny kernel padded to SMALL_TILE (matrix-vector products stay memory-bound)
+    em, en = np.where(m < TILE, SMALL_TILE, TILE), np.where(n < TILE, SMALL_TILE, TILE)
+    tm, tn = np.ceil(m / em), np.ceil(n / en)
+    eff = hw.gemm_efficiency * (m / (tm * em)) * (n / (tn * en))
+    if hw.compute_units:
+        waves = tm * tn * batch / hw.compute_units
+        eff = eff * waves / np.ceil(waves)
+    flops = 2.0 * m * n * k * batch
+    traffic = BYTES * (m * k + k * n + m * n) * batch
+    return np.maximum(flops / (hw.bf16_flops * eff), traffic / hw.hbm_bandwidth)
+
+
+def layer_forward(arch, hw, layout: Layout, context: int):
+    """Forward seconds of one layer on one micro-batch, per GPU: (matrix multiplies, attention core,
+    element-wise work, MoE all-to-all bytes) for the average layer of the stack."""
+    t, c, b = (np.asarray(x, dtype=np.float64) for x in (layout.tp, layout.cp, layout.micro_batch))
+    d, h, hd = arch.width, arch.heads, arch.head_dim
+    tokens = b * context / c
+    heads = h / t
+    kv = np.ceil(arch.kv_heads / t)  # fewer KV heads than t: replicated
+    if arch.latent:
+        qk, v = arch.qk_head_dim, arch.value_head_dim
+        q = (gemm_seconds(tokens, arch.q_lora_rank, d, hw) + gemm_seconds(tokens, heads * qk, arch.q_lora_rank, hw)
+             if arch.q_lora_rank else gemm_seconds(tokens, heads * qk, d, hw))
+        proj = (q + gemm_seconds(tokens, arch.kv_lora_rank + arch.qk_rope_head_dim, d, hw)
+                + gemm_seconds(tokens, heads * (arch.qk_nope_head_dim + v), arch.kv_lora_rank, hw)
+                + gemm_seconds(tokens, d, heads * v, hw))
+    else:
+        qk = v = hd
+        proj = gemm_seconds(tokens, (heads + 2 * kv) * hd, d, hw) + gemm_seconds(tokens, d, heads * hd, hw)
+    # attention core over the context: scores (s/c x s) and context (s/c x v) per head
+    kv_len = float(context)
+    if attention_kernel(arch, layout) == "flash":
+        flops = 0.5 * 2.0 * b * heads * (context / c) * kv_len * (qk + v)
+        core = flops / (hw.bf16_flops * FLASH_EFFICIENCY.get(hw.name, FLASH_EFFICIENCY_DEFAULT))
+        core_bytes = 0.0
+    else:
+        core = (gemm_seconds(context / c, kv_len, qk, hw, b * heads) + gemm_seconds(context / c, v, kv_len, hw, b * heads))
+        core_bytes = 9.0 * b * heads * (context / c) * kv_len  # softmax read+write 4, dropout read+write+mask 5
+    # feed-forward: dense, or the experts a token is routed to
+    ffn_time, ffn_width, a2a = _ffn(arch, hw, tokens, t, layout)
+    split = t if layout.sequence_parallel else 1.0
+    dropout = arch.family in MEGATRON_FAMILIES if layout.dropout is None else layout.dropout
+    per_token = (2 * 4 * d + 2 * 3 * d + (6 * d if dropout else 0)) / split + (3 if arch.gated else 2) * ffn_width / t
+    elementwise = BYTES * per_token * tokens / hw.hbm_bandwidth
+    return proj + ffn_time, core + core_bytes / hw.hbm_bandwidth, elementwise, a2a
+
+
+def _ffn(arch, hw, tokens, t, layout):
+    """(seconds, width a token passes through, all-to-all bytes) of one layer's feed-forward."""
+    d = arch.width
+    up = 2 if arch.gated else 1
+    dense = gemm_seconds(tokens, up * arch.ffn / t, d, hw) + gemm_seconds(tokens, d, arch.ffn / t, hw)
+    if not arch.moe:
+        return dense, float(arch.ffn), 0.0
+    ep = np.asarray(layout.ep, dtype=np.float64)
+    local = arch.experts / ep  # experts on this GPU; each sees top_k·tokens·ep/E tokens when balanced
+    per_expert = arch.top_k * tokens * ep / arch.experts
+    fe = arch.expert_ffn
+    moe = local * (gemm_seconds(per_expert, up * fe / t, d, hw) + gemm_seconds(per_expert, d, fe / t, hw))
+    moe = moe + gemm_seconds(tokens, arch.experts, d, hw)
+    if arch.shared_experts:
+        fs = arch.shared_expert_ffn
+        moe = moe + arch.shared_experts * (gemm_seconds(tokens, up * fs / t, d, hw) + gemm_seconds(tokens, d, fs / t, hw))
+    frac = arch.dense_layers / arch.depth
+    width = frac * arch.ffn + (1 - frac) * (arch.top_k * fe + arch.shared_experts * (arch.shared_expert_ffn or 0))
+    a2a = (1 - frac) * BYTES * arch.top_k * tokens * d / t  # dispatch (and combine) volume per GPU
+    return frac * dense + (1 - frac) * moe, width, a2a
+
+
+def train_step(arch, hw, layout: Layout, context: int, global_batch: int) -> dict:
+    """One optimizer step of ``global_batch`` sequences of ``context`` tokens: seconds and its parts.
+
+    Pipeline (Narayanan et al. 2021, Sec. 2.2): m = B / (dp·b) micro-batches; 1F1B takes
+    (m + (p - 1)/v)·t_stage with t_stage the slowest stage's forward+backward of one micro-batch
+    (ceil(L/p) layers, the last stage also the output head). Data parallelism (``comm.dp_seconds``):
+    gradient reduction, overlapped with the last micro-batch's backward when ``overlap``; ZeRO-3 also
+    gathers the weights for every micro-batch. Then the optimizer step reads and writes its states."""
+    tp, pp, dp, cp, b, rc, zero, v = (np.asarray(x, dtype=np.float64) for x in (
+        layout.tp, layout.pp, layout.dp, layout.cp, layout.micro_batch, layout.recompute, layout.zero, layout.interleave))
+    depth = arch.depth + arch.decoder_depth
+    gemm, core, elementwise, a2a = layer_forward(arch, hw, layout, context)
+    full, selective = rc == 2, rc == 1
+    recompute_core = selective & (attention_kernel(arch, layout) != "flash")
+    gemm, core, elementwise = gemm / STEP_EFFICIENCY, core / STEP_EFFICIENCY, elementwise / STEP_EFFICIENCY
+    forward = gemm + core + elementwise
+    passes = 3.0 + full  # forward, backward (2x), and with full recomputation the forward again
+    layer = passes * forward + np.where(recompute_core, core, 0.0)
+    tokens = b * context / cp
+    layer = layer + comm.tp_seconds(hw, tp, tokens * arch.width * BYTES, 4 + 2 * full, layout)
+    layer = layer + comm.cp_seconds(hw, tp, cp, arch, b, context, core, passes)
+    layer = layer + comm.ep_seconds(hw, tp, layout.ep, a2a, 2 * passes)
+    stage_layers = np.ceil(depth / pp)
+    head = 0.0 if arch.vocab is None else 3.0 * gemm_seconds(tokens, arch.vocab / tp, arch.width, hw) / STEP_EFFICIENCY
+    stage = stage_layers * layer + head + comm.p2p_seconds(hw, tp, cp, dp, pp, tokens * arch.width * BYTES, layout, v)
+    micro = np.ceil(global_batch / (dp * b))
+    pipeline = (micro + (pp - 1) / v) * stage
+    nonembedding = blocks.params_nonembedding(arch)
+    embedding = blocks.params_embedding(arch) or 0
+    params_gpu = (nonembedding * stage_layers / depth + embedding / np.where(pp > 1, 2.0, 1.0)) / tp
+    backward_last = 2.0 * stage / passes
+    data = comm.dp_seconds(hw, tp, cp, dp, pp, params_gpu * BYTES, zero, micro, stage, backward_last, layout)
+    optimizer = ADAM_BYTES_PER_PARAM * params_gpu / np.where(zero >= 1, dp, 1.0) / hw.hbm_bandwidth
+    step = pipeline + data + optimizer
+    hardware_per_token = blocks.flops_per_token(arch, context) * (passes / 3.0)
+    return {"step_seconds": step, "pipeline_seconds": pipeline, "bubble_seconds": (pp - 1) / v * stage,
+            "data_parallel_seconds": data, "optimizer_seconds": optimizer, "micro_batches": micro,
+            "hardware_flops_per_token": hardware_per_token}
+
+
+def training_rates(arch, hw, layout: Layout, context: int, global_batch: int, gpus) -> dict:
+    """``train_step`` with tokens per second for the whole cluster, MFU (model FLOPs: 6N + attention +
+    logits, cost.run.train_flops_per_token) and HFU (with recomputation's extra forward)."""
+    from .run import train_flops_per_token
+
+    out = train_step(arch, hw, layout, context, global_batch)
+    rate = global_batch * context / out["step_seconds"]
+    model = train_flops_per_token(arch, context)
+    logits = blocks.logits_flops_per_token(arch) or 0
+    hardware = out["hardware_flops_per_token"] + logits
+    peak = hw.bf16_flops * np.asarray(gpus, dtype=np.float64)
+    out.update(tokens_per_second=rate, mfu=rate * model / peak, hfu=rate * hardware / peak)
+    return out

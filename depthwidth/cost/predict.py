@@ -1,0 +1,92 @@
+"""What one shape costs on a cluster (issue 30): the layout search, training rates, days and serving,
+as one record of plain values (the `cost` command's JSON fields; docs/performance.md). Pure."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..arch import blocks
+from ..errors import InputError
+from .billed import BILLED_NOTE, BILLED_RATIO
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """The run and the cluster: accelerator, GPUs (None: one node), context, global batch in sequences
+    (None: GPT-3's by size), training tokens, an MFU override, the fixed layout fields, serving batch."""
+
+    gpu: str = "h100"
+    gpus: int | None = None
+    context: int = blocks.DEFAULT_CONTEXT
+    global_batch: int | None = None
+    tokens: float | None = None
+    mfu: float | None = None
+    fixed: tuple = ()
+    attention: str | None = None
+    serve: bool = False
+    batch: int = 1
+
+
+def node_gpus(hw) -> int:
+    """GPUs of one node (a TPU v5p host: 4 chips)."""
+    return min(hw.gpus_per_node, 8) if hw.gpus_per_node <= 8 else 4
+
+
+def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
+    """The cost record of ``arch`` on ``cluster`` (see docs/performance.md for every field)."""
+    from ..arch.hardware import accelerator
+    from .layout import default_global_batch, search
+    from .run import train_flops_per_token
+
+    hw = accelerator(cluster.gpu)
+    gpus = cluster.gpus or node_gpus(hw)
+    fixed = dict(cluster.fixed)
+    batch = cluster.global_batch or default_global_batch(blocks.params_nonembedding(arch), cluster.context)
+    notes = []
+    if cluster.global_batch is None:
+        notes.append(f"global batch {batch:,} sequences of {cluster.context:,} tokens: GPT-3's batch for this size "
+                     "(Brown et al. 2020, Table 2.1); set --global-batch")
+    if cluster.gpus is None:
+        notes.append(f"no --gpus: one node of {gpus} {hw.label}")
+    found = search(arch, hw, gpus, cluster.context, batch, fixed, cluster.attention)
+    if found is None:
+        raise InputError("--gpus", gpus, "no layout of the fixed degrees divides it: tp x cp x pp must divide the GPUs")
+    layout, rates, memory, tried, fitting = found
+    depth = arch.depth + arch.decoder_depth
+    if depth % layout["pp"]:
+        notes.append(f"pipeline degree {layout['pp']} does not divide the {depth} layers: costed with the most loaded "
+                     f"stage of {-(-depth // layout['pp'])} layers")
+    if not layout.pop("fits"):
+        notes.append(f"no layout fits in {hw.hbm_bytes / 1e9:.0f} GB per GPU: the least memory one is shown")
+    if arch.moe:
+        notes.append("mixture of experts: expert parallelism not searched (experts split by tensor parallelism)")
+    model_flops = train_flops_per_token(arch, cluster.context)
+    tokens_per_second, mfu = rates["tokens_per_second"], rates["mfu"]
+    if cluster.mfu is not None:  # --mfu overrides the model's time
+        tokens_per_second = cluster.mfu * hw.bf16_flops * gpus / model_flops
+        mfu = cluster.mfu
+        notes.append(f"--mfu {cluster.mfu}: time from that utilization, not the performance model")
+    step = batch * cluster.context / tokens_per_second
+    days = hours = None
+    if cluster.tokens is not None:
+        seconds = cluster.tokens / tokens_per_second
+        days, hours = seconds / 86400, seconds * gpus / 3600
+        notes.append(BILLED_NOTE)
+    record = {
+        "gpu": hw.name, "gpus": gpus, "context": cluster.context, "global_batch": batch,
+        "layout": {k: layout[k] for k in ("tp", "pp", "dp", "cp", "micro_batch", "recompute", "zero")},
+        "interleave": layout["interleave"],
+        "step_seconds": step, "tokens_per_second": tokens_per_second, "tokens_per_second_per_gpu": tokens_per_second / gpus,
+        "mfu": mfu, "hfu": rates["hfu"] * (mfu / rates["mfu"]), "bubble_fraction": rates["bubble_seconds"] / rates["step_seconds"],
+        "train_memory_per_gpu_bytes": int(memory), "layouts_searched": tried, "layouts_fitting": fitting,
+        "tokens": cluster.tokens, "train_days": days, "train_gpu_hours": hours, "billed_ratio": BILLED_RATIO,
+        "prefill_seconds": None, "decode_seconds_per_token": None, "decode_tokens_per_second": None, "serving_tp": None,
+        "loss_vs_best": None, "loss_vs_best_low": None, "loss_vs_best_high": None,
+    }
+    if cluster.serve:
+        from .serve import serving, serving_tp
+
+        tp = serving_tp(arch, hw, cluster.context, cluster.batch, fixed.get("tp"))
+        record.update({k: v for k, v in serving(arch, hw, cluster.context, cluster.batch, tp).items() if k in record})
+        notes.append("serving: decode adds 20 us per layer per step for launches and latency (assumed, unverified)")
+    record["notes"] = notes
+    return record
