@@ -61,8 +61,9 @@ DROP_KEYS = ("id2label", "label2id", "task_specific_params", "_name_or_path", "t
              "image_token_index", "chat_template", "auto_map", "quantization_config")
 NUMBERED = re.compile(r"(^|\.)\d+(\.|$)")
 # Layer modules that are not attention or feed-forward (state-space, recurrent, convolution, linear attention).
-NOT_ATTENTION = re.compile(r"Mamba|SSM|Mixer|RWKV|Recurrent|LSTM|DeltaNet|LinearAttention|Lightning|ShortConv|Conv|Hyena|"
-                           r"Retention|Rglru|TimeMix|ChannelMix", re.IGNORECASE)
+# Case-sensitive: GPT-2's ``Conv1D`` is a linear layer and ``GptOssMLP`` is a feed-forward, neither a mixer.
+NOT_ATTENTION = re.compile(r"Mamba|SSM|Mixer|RWKV|Rwkv|Recurrent|LSTM|DeltaNet|LinearAttention|Lightning|ShortConv|"
+                           r"^Conv1d$|Hyena|Retention|Rglru|TimeMix|ChannelMix")
 # A factorized embedding's projection to the width (ALBERT, ELECTRA, OPT-350m): part of the embedding.
 EMBEDDING_PROJECTION = re.compile(r"embedding_hidden_mapping_in|embeddings_project|project_in|project_out|"
                                   r"per_layer_model_projection")

@@ -34,6 +34,7 @@ from .families import (ACTIVATION_KEYS, ATTENTION_GATES, ATTENTION_LAYER_TYPES, 
                          MOE_MODEL_TYPES, NOT_ATTENTION_KEYS, NOT_ATTENTION_TYPES, NOT_ONE_STACK_KEYS, NOT_ONE_STACK_TYPES,
                          ROPE_KEYS, T5_MODEL_TYPES, family_defaults, position_embeddings, sub_config_type)
 from .layers import _indexed_layers, _kv_heads, _latent, _moe, gemma4_layers
+from .mixers import HYBRID_TYPES, hybrid_layout
 from .read import (DECODER_ARCHITECTURE_HINTS, DEPTH_KEYS, ENCODER_ARCHITECTURE_HINTS, EXPECTED, FFN_KEYS,  # noqa: F401
                      HEAD_DIM_KEYS, HEADS_KEYS, KV_HEADS_KEYS, MAX_CONFIG_BYTES, MAX_SIZE, NESTED_KEYS, OTHER_DEFAULTS_UNSAID,
                      OTHER_KEYS, READ_KEYS, ROLES, VOCAB_KEYS, WIDTH_KEYS, _first, _optional, _whole, read_config,
@@ -70,6 +71,8 @@ class ConfigModel:
     params_convention: int
     architecture: blocks.Architecture | None
     decoder_depth: int = 0
+    attention_layers: int | None = None
+    params_other_mixers: int | None = None
     notes: tuple[str, ...] = ()
     assumptions: tuple[str, ...] = ()
 
@@ -240,6 +243,9 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
 
     roles = (("depth", DEPTH_KEYS), ("width", WIDTH_KEYS), ("heads", HEADS_KEYS))
     found = {role: _first(cfg, keys) for role, keys in roles}
+    if found["heads"] is None and model_type in HYBRID_TYPES:  # Mamba: no attention heads at all
+        found["heads"] = ("num_attention_heads", 1)
+        notes.append("no attention heads (a state-space stack): heads = 1 for the theory's (L, d, H)")
     missing = [f"{role} (one of {', '.join(keys)})" for role, keys in roles if found[role] is None]
     if missing:
         raise InputError("config", source, f"missing keys: {', '.join(missing)}; {EXPECTED}")
@@ -285,10 +291,19 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
         notes.append(f"tie_word_embeddings false, but transformers ties the output head of {model_type} always")
     fields = dict(vocab=vocab, tied=tied, family=model_type or "config", encoder_only=_encoder_only(cfg, model_type))
     why = next((f"the language model of model_type {t!r}, which is not one attention + feed-forward stack: "
-                f"{NOT_ONE_STACK_TYPES[t]}" for t in outer if t in NOT_ONE_STACK_TYPES), None) or _not_countable(cfg, model_type)
+                f"{NOT_ONE_STACK_TYPES[t]}" for t in outer if t in NOT_ONE_STACK_TYPES), None)
+    hybrid = hybrid_layout(cfg, model_type, depth, width, source) if why is None else None
+    why = why or (None if hybrid else _not_countable(cfg, model_type))
     moe, moe_why = _moe(cfg, model_type, depth, ffn, source, notes, assumptions) if why is None else ({}, None)
     why = why or moe_why
     fields.update(moe)
+    if hybrid is not None:
+        fields.update(attention_layers=hybrid.attention_layers, ffn_layers=hybrid.ffn_layers,
+                      other_mixer_params=hybrid.other_params)
+        if fields.get("experts"):
+            fields["dense_layers"] = hybrid.ffn_layers - hybrid.moe_layers
+        notes.append(f"hybrid or recurrent stack: {hybrid.note}; the other mixers' {hybrid.other_params:,} weights are "
+                     "in params_nonembedding and reported apart (params_other_mixers)")
     fields.update(latent)
     if latent:
         kv_heads = heads
@@ -347,6 +362,8 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
     positions = position_embeddings(cfg, model_type, width, heads, depth, decoder or 0, fields.get("embedding_width") or width)
     if positions is None and not known:
         positions = 0  # said in assumptions
+    if positions is None and hybrid is not None:
+        positions = 0  # state-space layers and rotary attention: no learned position table
     if positions is None and vocab is not None:
         notes.append(f"params_embedding unavailable: the position tables of model_type {model_type!r} are not modelled")
     elif positions:
@@ -366,5 +383,7 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
         params_active=None if arch is None else blocks.params_active(arch),
         params_embedding=None if arch is None else blocks.params_embedding(arch),
         params_convention=params(depth, width), architecture=arch, decoder_depth=fields.get("decoder_depth", 0),
+        attention_layers=None if arch is None else blocks.attention_layer_count(arch),
+        params_other_mixers=None if arch is None else arch.other_mixer_params,
         notes=tuple(notes), assumptions=tuple(assumptions),
     )

@@ -59,6 +59,8 @@ MOE_MODEL_TYPES = frozenset({
     "afmoe", "aria_text", "axk1", "beam", "cohere2_moe", "deepseek_v32", "ernie4_5_moe", "exaone_moe", "flint",
     "glm4_moe_lite", "glm_moe_dsa", "granitemoe_swa", "hy_v3", "kolibri1", "laguna", "llama4_text", "mellum",
     "minimax_m2", "minimax_m3_vl_text", "mistral4", "qwen3_vl_moe_text", "solar_open",
+    # hybrids whose expert layers hf/mixers.py places (issue 33)
+    "jamba", "granitemoehybrid",
 })
 
 # Gemma 4 text stacks: per-layer-type attention sizes and per-layer inputs (hflayers.gemma4_layers).

@@ -1,0 +1,149 @@
+"""Hybrid and recurrent decoders: which layers attend, which layers mix by a state-space scan, and
+the weights of those other mixers, read from a config the way transformers 5.23 builds the model.
+
+``hybrid_layout(cfg, model_type, source)`` returns None for a family not modelled here, else a
+``Layout``: ``attention_layers`` (layers with a self-attention block), ``ffn_layers`` (layers with a
+feed-forward or experts), ``moe_layers`` (of those, the ones with experts) and ``other_params``,
+the weight matrices (two or more dimensions: projections and convolution kernels; vectors such as
+``A_log``, ``D``, ``dt_bias`` and norms left out, as everywhere in depthwidth) of every layer's
+state-space mixer. These become ``blocks.Architecture`` fields; ``params_other_mixers`` reports the
+last apart (inspect record).
+
+Mixers (transformers 5.23, ``transformers/models/<family>/modeling_<family>.py``):
+
+- Mamba (``MambaMixer.__init__``; Jamba's ``JambaMambaMixer``, FalconMamba's ``FalconMambaMixer``),
+  inner size E, state N, conv kernel K, time-step rank R: ``in_proj`` d x 2E, depthwise ``conv1d``
+  E·K, ``x_proj`` E x (R + 2N), ``dt_proj`` R x E, ``A_log`` E x N, ``out_proj`` E x d:
+  E·(3d + K + 2R + 3N).
+- Mamba-2 (``Mamba2Mixer.__init__``; ``BambaMixer``, ``GraniteMoeHybridMambaLayer``, ``FalconH1Mixer``,
+  ``NemotronHMamba2Mixer``), inner size I, n_groups G, state N, heads M, kernel K: ``in_proj``
+  d x (2I + 2GN + M), depthwise ``conv1d`` (I + 2GN)·K, ``out_proj`` I x d.
+
+Layer layouts (each family's config class, ``configuration_<family>.py``):
+
+- mamba, falcon_mamba, mamba2: every layer one mixer, no attention, no feed-forward.
+- bamba: ``BambaConfig.layers_block_type``: attention in ``attn_layer_indices``, else Mamba-2; a
+  gated feed-forward in every layer (``BambaDecoderLayer``).
+- granitemoehybrid: ``layer_types`` ("linear_attention" = Mamba-2, else attention); every layer a
+  shared gated MLP of ``shared_intermediate_size`` plus ``num_local_experts`` experts
+  (``GraniteMoeHybridDecoderLayer``).
+- falcon_h1: every layer Mamba-2 and attention side by side, and a gated feed-forward
+  (``FalconH1DecoderLayer``); inner size ``mamba_d_ssm`` else ``mamba_expand``·d.
+- jamba: ``JambaConfig.layers_block_type``: attention where ``i % attn_layer_period ==
+  attn_layer_offset``, else Mamba; experts where ``i % expert_layer_period == expert_layer_offset``
+  (``layers_num_experts``); a feed-forward in every layer.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..errors import InputError
+from .read import EXPECTED, _whole
+
+# Defaults of each family's config class (transformers 5.23 configuration_<family>.py): a saved
+# config.json leaves out the keys equal to them.
+_DEFAULTS = {
+    "mamba": dict(state_size=16, conv_kernel=4, expand=2, time_step_rank="auto"),
+    "falcon_mamba": dict(state_size=16, conv_kernel=4, expand=2, time_step_rank="auto"),
+    "mamba2": dict(state_size=128, conv_kernel=4, expand=2, n_groups=8, num_heads=128),
+    "bamba": dict(mamba_d_state=256, mamba_d_conv=4, mamba_expand=2, mamba_n_groups=1, mamba_n_heads=128),
+    "granitemoehybrid": dict(mamba_d_state=256, mamba_d_conv=4, mamba_expand=2, mamba_n_groups=1, mamba_n_heads=128),
+    "falcon_h1": dict(mamba_d_state=256, mamba_d_conv=4, mamba_expand=2, mamba_n_groups=1, mamba_n_heads=128),
+    "jamba": dict(mamba_d_state=16, mamba_d_conv=4, mamba_expand=2, mamba_dt_rank="auto", attn_layer_period=8,
+                  attn_layer_offset=4, expert_layer_period=2, expert_layer_offset=1, num_experts=16),
+}
+HYBRID_TYPES = frozenset(_DEFAULTS)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What a hybrid or recurrent stack holds besides attention + feed-forward (module docstring)."""
+
+    attention_layers: int
+    ffn_layers: int
+    moe_layers: int
+    other_params: int
+    note: str
+
+
+def mamba_params(width: int, inner: int, state: int, kernel: int, rank: int) -> int:
+    """One Mamba mixer's weight matrices: E·(3d + K + 2R + 3N) (module docstring)."""
+    return inner * (3 * width + kernel + 2 * rank + 3 * state)
+
+
+def mamba2_params(width: int, inner: int, groups: int, state: int, heads: int, kernel: int) -> int:
+    """One Mamba-2 mixer's weight matrices: d·(2I + 2GN + M) + (I + 2GN)·K + I·d (module docstring)."""
+    conv = inner + 2 * groups * state
+    return width * (inner + conv + heads) + conv * kernel + inner * width
+
+
+def _get(cfg: dict, model_type: str, key: str, source: str, lowest: int = 1) -> int:
+    value = cfg.get(key)
+    return _whole(key, _DEFAULTS[model_type][key] if value is None else value, source, lowest)
+
+
+def _rank(cfg: dict, model_type: str, key: str, width: int, source: str) -> int:
+    """A time-step rank: "auto" is ceil(d / 16) (MambaConfig.__post_init__)."""
+    value = cfg.get(key, _DEFAULTS[model_type][key])
+    return math.ceil(width / 16) if value in ("auto", None) else _whole(key, value, source)
+
+
+def _inner(cfg: dict, model_type: str, width: int, key: str, source: str) -> int:
+    """The mixer's inner size: int(expand · d), as the mixers compute it."""
+    expand = cfg.get(key, _DEFAULTS[model_type][key])
+    if isinstance(expand, bool) or not isinstance(expand, (int, float)) or not 0 < expand * width <= 10**15:
+        raise InputError("config", source, f"{key} = {str(expand)[:20]} is not a positive expansion factor; {EXPECTED}")
+    return int(expand * width)
+
+
+def _mamba2(cfg: dict, model_type: str, width: int, inner: int, source: str, prefix: str = "mamba_") -> int:
+    keys = ("n_groups", "d_state", "n_heads", "d_conv") if prefix else ("n_groups", "state_size", "num_heads", "conv_kernel")
+    groups, state, heads, kernel = (_get(cfg, model_type, prefix + k, source) for k in keys)
+    return mamba2_params(width, inner, groups, state, heads, kernel)
+
+
+def hybrid_layout(cfg: dict, model_type: str | None, depth: int, width: int, source: str) -> Layout | None:
+    """The Layout of a hybrid or recurrent family (module docstring); None for any other family."""
+    if model_type not in HYBRID_TYPES:
+        return None
+    if model_type in ("mamba", "falcon_mamba"):
+        inner = cfg.get("intermediate_size") or _inner(cfg, model_type, width, "expand", source)
+        one = mamba_params(width, _whole("intermediate_size", inner, source), _get(cfg, model_type, "state_size", source),
+                           _get(cfg, model_type, "conv_kernel", source), _rank(cfg, model_type, "time_step_rank", width, source))
+        return Layout(0, 0, 0, depth * one, f"{depth} Mamba layers (no attention, no feed-forward)")
+    if model_type == "mamba2":
+        one = _mamba2(cfg, model_type, width, _inner(cfg, model_type, width, "expand", source), source, prefix="")
+        return Layout(0, 0, 0, depth * one, f"{depth} Mamba-2 layers (no attention, no feed-forward)")
+    if model_type == "jamba":
+        period, offset = _get(cfg, model_type, "attn_layer_period", source), _get(cfg, model_type, "attn_layer_offset", source, 0)
+        e_period = _get(cfg, model_type, "expert_layer_period", source)
+        e_offset = _get(cfg, model_type, "expert_layer_offset", source, 0)
+        attention = sum(i % period == offset for i in range(depth))
+        experts = _get(cfg, model_type, "num_experts", source)
+        moe = sum(i % e_period == e_offset for i in range(depth)) if experts > 1 else 0
+        one = mamba_params(width, _inner(cfg, model_type, width, "mamba_expand", source),
+                           _get(cfg, model_type, "mamba_d_state", source), _get(cfg, model_type, "mamba_d_conv", source),
+                           _rank(cfg, model_type, "mamba_dt_rank", width, source))
+        return Layout(attention, depth, moe, (depth - attention) * one,
+                      f"{attention} attention and {depth - attention} Mamba layers, {moe} with experts")
+    if model_type == "falcon_h1":
+        inner = cfg.get("mamba_d_ssm") or _inner(cfg, model_type, width, "mamba_expand", source)
+        one = _mamba2(cfg, model_type, width, _whole("mamba_d_ssm", inner, source), source)
+        return Layout(depth, depth, 0, depth * one, f"{depth} layers of attention and Mamba-2 side by side")
+    inner = _inner(cfg, model_type, width, "mamba_expand", source)
+    one = _mamba2(cfg, model_type, width, inner, source)
+    if model_type == "bamba":
+        indices = cfg.get("attn_layer_indices") or []
+        attention = sum(i in indices for i in range(depth))
+        return Layout(attention, depth, 0, (depth - attention) * one,
+                      f"{attention} attention and {depth - attention} Mamba-2 layers")
+    # granitemoehybrid
+    kinds = cfg.get("layer_types") or cfg.get("layers_block_type") or ["linear_attention"] * depth
+    if not isinstance(kinds, list) or len(kinds) != depth:
+        raise InputError("config", source, f"layer_types lists {len(kinds) if isinstance(kinds, list) else 'no'} layers, "
+                         f"not the {depth} of num_hidden_layers; {EXPECTED}")
+    mixers = sum(kind in ("mamba", "linear_attention") for kind in kinds)
+    experts = cfg.get("num_local_experts") or 0
+    return Layout(depth - mixers, depth, depth if experts else 0, mixers * one,
+                  f"{depth - mixers} attention and {mixers} Mamba-2 layers")
