@@ -300,7 +300,7 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
     if hybrid is not None:
         fields.update(attention_layers=hybrid.attention_layers, ffn_layers=hybrid.ffn_layers,
                       other_mixer_params=hybrid.other_params)
-        if fields.get("experts"):
+        if fields.get("experts") and hybrid.moe_layers is not None:
             fields["dense_layers"] = hybrid.ffn_layers - hybrid.moe_layers
         notes.append(f"hybrid or recurrent stack: {hybrid.note}; the other mixers' {hybrid.other_params:,} weights are "
                      "in params_nonembedding and reported apart (params_other_mixers)")

@@ -60,16 +60,17 @@ MOE_MODEL_TYPES = frozenset({
     "glm4_moe_lite", "glm_moe_dsa", "granitemoe_swa", "hy_v3", "kolibri1", "laguna", "llama4_text", "mellum",
     "minimax_m2", "minimax_m3_vl_text", "mistral4", "qwen3_vl_moe_text", "solar_open",
     # hybrids whose expert layers hf/mixers.py places (issue 33)
-    "jamba", "granitemoehybrid",
+    "jamba", "granitemoehybrid", "qwen3_next", "qwen3_5_moe_text",
 })
 
 # Gemma 4 text stacks: per-layer-type attention sizes and per-layer inputs (hflayers.gemma4_layers).
 GEMMA4_TYPES = frozenset({"gemma4", "gemma4_text", "gemma4_unified", "gemma4_unified_text"})
 # A sigmoid gate (d x 1) on the shared expert (Qwen-MoE); other families with shared_expert_intermediate_size have none.
-SHARED_EXPERT_GATE_TYPES = frozenset({"qwen2_moe"})
+SHARED_EXPERT_GATE_TYPES = frozenset({"qwen2_moe", "qwen3_next", "qwen3_5_moe_text"})
 # Attention output gates: a d x (H·h) projection gating the attention output elementwise, or d x H per head.
 ATTENTION_GATES = {"afmoe": "elementwise", "beam": "elementwise", "laguna": "per head", "doge": "per head",
-                   "hrm_text": "elementwise"}
+                   "hrm_text": "elementwise", "qwen3_next": "elementwise", "qwen3_5_text": "elementwise",
+                   "qwen3_5_moe_text": "elementwise"}
 
 # Layers that are not the attention + feed-forward block (state-space, recurrent, linear or hybrid).
 NOT_ATTENTION_TYPES = frozenset({

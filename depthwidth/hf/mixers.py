@@ -19,6 +19,11 @@ Mixers (transformers 5.23, ``transformers/models/<family>/modeling_<family>.py``
   ``NemotronHMamba2Mixer``), inner size I, n_groups G, state N, heads M, kernel K: ``in_proj``
   d x (2I + 2GN + M), depthwise ``conv1d`` (I + 2GN)·K, ``out_proj`` I x d.
 
+- Gated DeltaNet (``Qwen3NextGatedDeltaNet.__init__``; ``Qwen3_5GatedDeltaNet``, ``Qwen3_5MoeGatedDeltaNet``,
+  ``OlmoHybridGatedDeltaNet``), key size K = key heads x key head size, value size V likewise, V_h
+  value heads, kernel k: q, k, v, z (gate) d x (2K + 2V), a and b d x 2V_h, depthwise ``conv1d``
+  (2K + V)·k, out V x d.
+
 Layer layouts (each family's config class, ``configuration_<family>.py``):
 
 - mamba, falcon_mamba, mamba2: every layer one mixer, no attention, no feed-forward.
@@ -29,6 +34,9 @@ Layer layouts (each family's config class, ``configuration_<family>.py``):
   (``GraniteMoeHybridDecoderLayer``).
 - falcon_h1: every layer Mamba-2 and attention side by side, and a gated feed-forward
   (``FalconH1DecoderLayer``); inner size ``mamba_d_ssm`` else ``mamba_expand``·d.
+- qwen3_next, qwen3_5_text, qwen3_5_moe_text, olmo_hybrid: ``layer_types`` ("linear_attention" =
+  Gated DeltaNet, else attention; default ``full_attention_interval`` 4); a feed-forward or experts
+  in every layer, placed as for a plain mixture of experts (``layers._sparse_layers``).
 - jamba: ``JambaConfig.layers_block_type``: attention where ``i % attn_layer_period ==
   attn_layer_offset``, else Mamba; experts where ``i % expert_layer_period == expert_layer_offset``
   (``layers_num_experts``); a feed-forward in every layer.
@@ -53,6 +61,10 @@ _DEFAULTS = {
     "jamba": dict(mamba_d_state=16, mamba_d_conv=4, mamba_expand=2, mamba_dt_rank="auto", attn_layer_period=8,
                   attn_layer_offset=4, expert_layer_period=2, expert_layer_offset=1, num_experts=16),
 }
+_DELTANET = dict(linear_conv_kernel_dim=4, linear_key_head_dim=128, linear_value_head_dim=128, linear_num_key_heads=16,
+                 linear_num_value_heads=32, full_attention_interval=4)
+DELTANET_TYPES = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "olmo_hybrid")
+_DEFAULTS.update({t: _DELTANET for t in DELTANET_TYPES})
 HYBRID_TYPES = frozenset(_DEFAULTS)
 
 
@@ -62,7 +74,7 @@ class Layout:
 
     attention_layers: int
     ffn_layers: int
-    moe_layers: int
+    moe_layers: int | None  # None: the experts sit where a plain mixture of experts puts them
     other_params: int
     note: str
 
@@ -76,6 +88,11 @@ def mamba2_params(width: int, inner: int, groups: int, state: int, heads: int, k
     """One Mamba-2 mixer's weight matrices: d·(2I + 2GN + M) + (I + 2GN)·K + I·d (module docstring)."""
     conv = inner + 2 * groups * state
     return width * (inner + conv + heads) + conv * kernel + inner * width
+
+
+def deltanet_params(width: int, keys: int, values: int, value_heads: int, kernel: int) -> int:
+    """One Gated DeltaNet's weight matrices: d·(2K + 2V + 2V_h) + (2K + V)·k + V·d (module docstring)."""
+    return width * (2 * keys + 2 * values + 2 * value_heads) + (2 * keys + values) * kernel + values * width
 
 
 def _get(cfg: dict, model_type: str, key: str, source: str, lowest: int = 1) -> int:
@@ -115,6 +132,18 @@ def hybrid_layout(cfg: dict, model_type: str | None, depth: int, width: int, sou
     if model_type == "mamba2":
         one = _mamba2(cfg, model_type, width, _inner(cfg, model_type, width, "expand", source), source, prefix="")
         return Layout(0, 0, 0, depth * one, f"{depth} Mamba-2 layers (no attention, no feed-forward)")
+    if model_type in DELTANET_TYPES:
+        kinds = cfg.get("layer_types")
+        if not isinstance(kinds, list) or len(kinds) != depth:
+            interval = _get(cfg, model_type, "full_attention_interval", source)
+            kinds = ["linear_attention" if (i + 1) % interval else "full_attention" for i in range(depth)]
+        get = lambda key: _get(cfg, model_type, key, source)
+        one = deltanet_params(width, get("linear_num_key_heads") * get("linear_key_head_dim"),
+                              get("linear_num_value_heads") * get("linear_value_head_dim"), get("linear_num_value_heads"),
+                              get("linear_conv_kernel_dim"))
+        linear = sum(kind == "linear_attention" for kind in kinds)
+        return Layout(depth - linear, depth, None, linear * one,
+                      f"{depth - linear} attention and {linear} Gated DeltaNet layers")
     if model_type == "jamba":
         period, offset = _get(cfg, model_type, "attn_layer_period", source), _get(cfg, model_type, "attn_layer_offset", source, 0)
         e_period = _get(cfg, model_type, "expert_layer_period", source)
