@@ -34,7 +34,7 @@ from .families import (ACTIVATION_KEYS, ATTENTION_GATES, ATTENTION_LAYER_TYPES, 
                          MOE_MODEL_TYPES, NOT_ATTENTION_KEYS, NOT_ATTENTION_TYPES, NOT_ONE_STACK_KEYS, NOT_ONE_STACK_TYPES,
                          ROPE_KEYS, T5_MODEL_TYPES, family_defaults, position_embeddings, sub_config_type)
 from .layers import _indexed_layers, _kv_heads, _latent, _moe, gemma4_layers
-from .mixers import HYBRID_TYPES, hybrid_layout
+from .mixers import HYBRID_TYPES, hybrid_layout, nemotron_h_types
 from .read import (DECODER_ARCHITECTURE_HINTS, DEPTH_KEYS, ENCODER_ARCHITECTURE_HINTS, EXPECTED, FFN_KEYS,  # noqa: F401
                      HEAD_DIM_KEYS, HEADS_KEYS, KV_HEADS_KEYS, MAX_CONFIG_BYTES, MAX_SIZE, NESTED_KEYS, OTHER_DEFAULTS_UNSAID,
                      OTHER_KEYS, READ_KEYS, ROLES, VOCAB_KEYS, WIDTH_KEYS, _first, _optional, _whole, read_config,
@@ -241,6 +241,8 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
                "intermediate_size": cfg.get("decoder_ffn_dim"), "decoder_layers": None}
         notes.append("a decoder without an encoder stack (decoder_layers): every layer has self- and cross-attention")
 
+    if model_type == "nemotron_h" and _first(cfg, DEPTH_KEYS) is None and nemotron_h_types(cfg):
+        cfg = {**cfg, "num_hidden_layers": len(nemotron_h_types(cfg))}  # NemotronHConfig: the depth is the list's length
     roles = (("depth", DEPTH_KEYS), ("width", WIDTH_KEYS), ("heads", HEADS_KEYS))
     found = {role: _first(cfg, keys) for role, keys in roles}
     if found["heads"] is None and model_type in HYBRID_TYPES:  # Mamba: no attention heads at all
@@ -302,6 +304,9 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
                       other_mixer_params=hybrid.other_params)
         if fields.get("experts") and hybrid.moe_layers is not None:
             fields["dense_layers"] = hybrid.ffn_layers - hybrid.moe_layers
+            fields.update(dict(hybrid.fields))
+        if cfg.get("moe_latent_size"):
+            why = "experts on a latent of moe_latent_size (Nemotron-H's latent MoE) are not modelled"
         notes.append(f"hybrid or recurrent stack: {hybrid.note}; the other mixers' {hybrid.other_params:,} weights are "
                      "in params_nonembedding and reported apart (params_other_mixers)")
     fields.update(latent)

@@ -60,7 +60,7 @@ MOE_MODEL_TYPES = frozenset({
     "glm4_moe_lite", "glm_moe_dsa", "granitemoe_swa", "hy_v3", "kolibri1", "laguna", "llama4_text", "mellum",
     "minimax_m2", "minimax_m3_vl_text", "mistral4", "qwen3_vl_moe_text", "solar_open",
     # hybrids whose expert layers hf/mixers.py places (issue 33)
-    "jamba", "granitemoehybrid", "qwen3_next", "qwen3_5_moe_text",
+    "jamba", "granitemoehybrid", "nemotron_h", "qwen3_next", "qwen3_5_moe_text",
 })
 
 # Gemma 4 text stacks: per-layer-type attention sizes and per-layer inputs (hflayers.gemma4_layers).

@@ -37,6 +37,11 @@ Layer layouts (each family's config class, ``configuration_<family>.py``):
 - qwen3_next, qwen3_5_text, qwen3_5_moe_text, olmo_hybrid: ``layer_types`` ("linear_attention" =
   Gated DeltaNet, else attention; default ``full_attention_interval`` 4); a feed-forward or experts
   in every layer, placed as for a plain mixture of experts (``layers._sparse_layers``).
+- nemotron_h: ``layers_block_type`` (else the legacy ``hybrid_override_pattern``, M = Mamba-2,
+  * = attention, - = MLP, E = experts: ``NemotronHConfig._pattern_to_list``); each layer holds one
+  mixer (``NemotronHBlock``, ``MIXER_TYPES``); its MLP and experts are plain (up, down), the shared
+  expert of ``moe_shared_expert_intermediate_size``; Mamba-2 inner size heads x ``mamba_head_dim``.
+  The depth is the length of that list.
 - jamba: ``JambaConfig.layers_block_type``: attention where ``i % attn_layer_period ==
   attn_layer_offset``, else Mamba; experts where ``i % expert_layer_period == expert_layer_offset``
   (``layers_num_experts``); a feed-forward in every layer.
@@ -63,6 +68,8 @@ _DEFAULTS = {
 }
 _DELTANET = dict(linear_conv_kernel_dim=4, linear_key_head_dim=128, linear_value_head_dim=128, linear_num_key_heads=16,
                  linear_num_value_heads=32, full_attention_interval=4)
+_DEFAULTS["nemotron_h"] = dict(ssm_state_size=128, mamba_num_heads=128, mamba_head_dim=64, n_groups=8, conv_kernel=4)
+NEMOTRON_H_PATTERN = {"M": "linear_attention", "E": "moe", "*": "full_attention", "-": "mlp"}
 DELTANET_TYPES = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "olmo_hybrid")
 _DEFAULTS.update({t: _DELTANET for t in DELTANET_TYPES})
 HYBRID_TYPES = frozenset(_DEFAULTS)
@@ -77,6 +84,16 @@ class Layout:
     moe_layers: int | None  # None: the experts sit where a plain mixture of experts puts them
     other_params: int
     note: str
+    fields: tuple[tuple[str, int], ...] = ()  # other Architecture fields the family fixes (a shared expert's size)
+
+
+def nemotron_h_types(cfg: dict) -> list[str] | None:
+    """Nemotron-H's layer types: ``layers_block_type`` else the legacy ``hybrid_override_pattern``."""
+    kinds = cfg.get("layers_block_type") or cfg.get("layer_types")
+    pattern = cfg.get("hybrid_override_pattern")
+    if not isinstance(kinds, list) and isinstance(pattern, str) and set(pattern) <= set(NEMOTRON_H_PATTERN):
+        kinds = [NEMOTRON_H_PATTERN[c] for c in pattern]
+    return kinds if isinstance(kinds, list) and all(isinstance(k, str) for k in kinds) else None
 
 
 def mamba_params(width: int, inner: int, state: int, kernel: int, rank: int) -> int:
@@ -144,6 +161,20 @@ def hybrid_layout(cfg: dict, model_type: str | None, depth: int, width: int, sou
         linear = sum(kind == "linear_attention" for kind in kinds)
         return Layout(depth - linear, depth, None, linear * one,
                       f"{depth - linear} attention and {linear} Gated DeltaNet layers")
+    if model_type == "nemotron_h":
+        kinds = nemotron_h_types(cfg) or []
+        if len(kinds) != depth or set(kinds) - set(NEMOTRON_H_PATTERN.values()):
+            raise InputError("config", source, f"layers_block_type does not list {depth} layers of linear_attention, "
+                             f"full_attention, mlp or moe; {EXPECTED}")
+        get = lambda key: _get(cfg, model_type, key, source)
+        heads = get("mamba_num_heads")
+        one = mamba2_params(width, heads * get("mamba_head_dim"), get("n_groups"), get("ssm_state_size"), heads,
+                            get("conv_kernel"))
+        n = {kind: kinds.count(kind) for kind in NEMOTRON_H_PATTERN.values()}
+        shared = cfg.get("moe_shared_expert_intermediate_size")
+        return Layout(n["full_attention"], n["mlp"] + n["moe"], n["moe"], n["linear_attention"] * one,
+                      f"{n['full_attention']} attention, {n['linear_attention']} Mamba-2, {n['mlp']} MLP and {n['moe']} "
+                      "expert layers, one mixer each", (("shared_expert_ffn", shared),) if isinstance(shared, int) else ())
     if model_type == "jamba":
         period, offset = _get(cfg, model_type, "attn_layer_period", source), _get(cfg, model_type, "attn_layer_offset", source, 0)
         e_period = _get(cfg, model_type, "expert_layer_period", source)
