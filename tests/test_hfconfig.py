@@ -477,8 +477,7 @@ def test_kv_cache_and_embeddings_of_real_configs():
 
 
 @pytest.mark.parametrize("cfg, fragment", [
-    ({"model_type": "jamba", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32, "num_experts": 16,
-      "attn_layer_period": 8}, "jamba"),
+    ({"model_type": "zamba", "hidden_size": 3712, "num_hidden_layers": 76, "num_attention_heads": 16}, "zamba"),
     ({"model_type": "custom", "hidden_size": 1024, "num_hidden_layers": 8, "num_attention_heads": 16,
       "layer_types": ["full_attention", "mamba"] * 4}, "mamba"),
     ({"model_type": "dbrx", "d_model": 6144, "n_heads": 48, "n_layers": 40,
