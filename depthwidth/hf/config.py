@@ -294,7 +294,7 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
     fields = dict(vocab=vocab, tied=tied, family=model_type or "config", encoder_only=_encoder_only(cfg, model_type))
     why = next((f"the language model of model_type {t!r}, which is not one attention + feed-forward stack: "
                 f"{NOT_ONE_STACK_TYPES[t]}" for t in outer if t in NOT_ONE_STACK_TYPES), None)
-    hybrid = hybrid_layout(cfg, model_type, depth, width, source) if why is None else None
+    hybrid = hybrid_layout(cfg, model_type, depth, width, source, heads * head_dim) if why is None else None
     why = why or (None if hybrid else _not_countable(cfg, model_type))
     moe, moe_why = _moe(cfg, model_type, depth, ffn, source, notes, assumptions) if why is None else ({}, None)
     why = why or moe_why
@@ -304,7 +304,9 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
                       other_mixer_params=hybrid.other_params)
         if fields.get("experts") and hybrid.moe_layers is not None:
             fields["dense_layers"] = hybrid.ffn_layers - hybrid.moe_layers
-            fields.update(dict(hybrid.fields))
+        fixed = dict(hybrid.fields)
+        ffn = fixed.pop("ffn", ffn)  # LFM2 adjusts its feed-forward size
+        fields.update(fixed)
         if cfg.get("moe_latent_size"):
             why = "experts on a latent of moe_latent_size (Nemotron-H's latent MoE) are not modelled"
         notes.append(f"hybrid or recurrent stack: {hybrid.note}; the other mixers' {hybrid.other_params:,} weights are "

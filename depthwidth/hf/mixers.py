@@ -42,6 +42,13 @@ Layer layouts (each family's config class, ``configuration_<family>.py``):
   mixer (``NemotronHBlock``, ``MIXER_TYPES``); its MLP and experts are plain (up, down), the shared
   expert of ``moe_shared_expert_intermediate_size``; Mamba-2 inner size heads x ``mamba_head_dim``.
   The depth is the length of that list.
+- lfm2: ``layer_types`` ("conv" = a short convolution, ``Lfm2ShortConv``: ``in_proj`` d x 3d,
+  depthwise ``conv`` d·``conv_L_cache``, ``out_proj`` d x d), else ``full_attn_idxs``; a gated
+  feed-forward in every layer whose size ``Lfm2MLP`` adjusts: int(2f/3), times
+  ``block_ffn_dim_multiplier``, rounded up to ``block_multiple_of`` (with ``block_auto_adjust_ff_dim``).
+- minimax: ``layer_types`` (default: odd layers "linear_attention", ``MiniMaxConfig.__post_init__``);
+  a lightning-attention layer (``MiniMaxLightningAttention``) holds ``qkv_proj`` d x 3Hh,
+  ``output_gate`` d x Hh and ``out_proj`` Hh x d; experts in every layer.
 - jamba: ``JambaConfig.layers_block_type``: attention where ``i % attn_layer_period ==
   attn_layer_offset``, else Mamba; experts where ``i % expert_layer_period == expert_layer_offset``
   (``layers_num_experts``); a feed-forward in every layer.
@@ -70,6 +77,8 @@ _DELTANET = dict(linear_conv_kernel_dim=4, linear_key_head_dim=128, linear_value
                  linear_num_value_heads=32, full_attention_interval=4)
 _DEFAULTS["nemotron_h"] = dict(ssm_state_size=128, mamba_num_heads=128, mamba_head_dim=64, n_groups=8, conv_kernel=4)
 NEMOTRON_H_PATTERN = {"M": "linear_attention", "E": "moe", "*": "full_attention", "-": "mlp"}
+_DEFAULTS["lfm2"] = dict(conv_L_cache=3, block_multiple_of=256)
+_DEFAULTS["minimax"] = {}
 DELTANET_TYPES = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "olmo_hybrid")
 _DEFAULTS.update({t: _DELTANET for t in DELTANET_TYPES})
 HYBRID_TYPES = frozenset(_DEFAULTS)
@@ -137,7 +146,8 @@ def _mamba2(cfg: dict, model_type: str, width: int, inner: int, source: str, pre
     return mamba2_params(width, inner, groups, state, heads, kernel)
 
 
-def hybrid_layout(cfg: dict, model_type: str | None, depth: int, width: int, source: str) -> Layout | None:
+def hybrid_layout(cfg: dict, model_type: str | None, depth: int, width: int, source: str,
+                  attention_width: int = 0) -> Layout | None:
     """The Layout of a hybrid or recurrent family (module docstring); None for any other family."""
     if model_type not in HYBRID_TYPES:
         return None
@@ -161,6 +171,29 @@ def hybrid_layout(cfg: dict, model_type: str | None, depth: int, width: int, sou
         linear = sum(kind == "linear_attention" for kind in kinds)
         return Layout(depth - linear, depth, None, linear * one,
                       f"{depth - linear} attention and {linear} Gated DeltaNet layers")
+    if model_type == "minimax":
+        kinds = cfg.get("layer_types")
+        if not isinstance(kinds, list) or len(kinds) != depth:
+            kinds = ["full_attention" if (i + 1) % 2 else "linear_attention" for i in range(depth)]
+        linear = sum(kind == "linear_attention" for kind in kinds)
+        return Layout(depth - linear, depth, None, linear * 5 * width * attention_width,
+                      f"{depth - linear} softmax-attention and {linear} lightning-attention layers")
+    if model_type == "lfm2":
+        kinds = cfg.get("layer_types")
+        if not isinstance(kinds, list) or len(kinds) != depth:
+            full = cfg.get("full_attn_idxs")
+            full = list(range(depth)) if full is None else full
+            kinds = ["full_attention" if i in full else "conv" for i in range(depth)]
+        convs = sum(kind == "conv" for kind in kinds)
+        one = 4 * width * width + width * _get(cfg, model_type, "conv_L_cache", source)
+        ffn = _whole("intermediate_size", cfg.get("intermediate_size") or cfg.get("block_ff_dim"), source)
+        if cfg.get("block_auto_adjust_ff_dim", True):
+            ffn = int(2 * ffn / 3)
+            multiplier, multiple = cfg.get("block_ffn_dim_multiplier", 1.0), _get(cfg, model_type, "block_multiple_of", source)
+            if multiplier is not None:
+                ffn = multiple * -(-int(multiplier * ffn) // multiple)
+        return Layout(depth - convs, depth, 0, convs * one, f"{depth - convs} attention and {convs} short-convolution layers",
+                      (("ffn", ffn),))
     if model_type == "nemotron_h":
         kinds = nemotron_h_types(cfg) or []
         if len(kinds) != depth or set(kinds) - set(NEMOTRON_H_PATTERN.values()):
