@@ -141,7 +141,7 @@ MAMBA_DEFAULT = 32 * 1536 * (3 * 768 + 4 + 2 * 48 + 3 * 16)  # MambaConfig: 32 l
 
 
 @pytest.mark.parametrize("family", ["mamba", "falcon_mamba", "mamba2", "jamba", "bamba", "falcon_h1", "granitemoehybrid",
-                                    "nemotron_h", "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "olmo_hybrid", "minimax"])
+                                    "nemotron_h", "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "olmo_hybrid", "minimax", "kimi_linear", "recurrent_gemma", "lfm2"])
 def test_hybrid_decoders_are_exact_with_their_mixers_apart(results, family):
     row, model, _ = next(r for r in results if r[0]["model_type"] == family and r[0]["source"] == "default")
     assert model.params_nonembedding == row["text_layers"], family

@@ -44,7 +44,7 @@ GATED_MODEL_TYPES = frozenset({
     "phi3", "phimoe", "olmo", "olmo2", "olmo3", "olmoe", "flex_olmo", "cohere", "cohere2", "internlm2", "internlm3",
     "granite", "granitemoe", "granitemoeshared", "deepseek_v2", "deepseek_v3", "glm", "glm4", "glm4_moe", "chatglm",
     "modernbert", "modernbert-decoder", "gpt_oss", "stablelm", "helium", "exaone4", "smollm3", "ministral", "baichuan",
-    "bitnet", "gte", "pixtral", "cpmant", "lfm2",
+    "bitnet", "gte", "pixtral", "cpmant", "lfm2", "recurrent_gemma",
 })
 # Activations that name a gated unit, or that transformers only uses in gated MLPs (SiLU/Swish).
 GATED_ACTIVATIONS = frozenset({"silu", "swish", "swiglu", "geglu", "reglu", "gelu_glu", "silu_glu"})
@@ -60,7 +60,7 @@ MOE_MODEL_TYPES = frozenset({
     "glm4_moe_lite", "glm_moe_dsa", "granitemoe_swa", "hy_v3", "kolibri1", "laguna", "llama4_text", "mellum",
     "minimax_m2", "minimax_m3_vl_text", "mistral4", "qwen3_vl_moe_text", "solar_open",
     # hybrids whose expert layers hf/mixers.py places (issue 33)
-    "jamba", "granitemoehybrid", "minimax", "nemotron_h", "qwen3_next", "qwen3_5_moe_text",
+    "jamba", "granitemoehybrid", "kimi_linear", "minimax", "nemotron_h", "qwen3_next", "qwen3_5_moe_text",
 })
 
 # Gemma 4 text stacks: per-layer-type attention sizes and per-layer inputs (hflayers.gemma4_layers).

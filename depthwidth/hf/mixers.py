@@ -49,6 +49,15 @@ Layer layouts (each family's config class, ``configuration_<family>.py``):
 - minimax: ``layer_types`` (default: odd layers "linear_attention", ``MiniMaxConfig.__post_init__``);
   a lightning-attention layer (``MiniMaxLightningAttention``) holds ``qkv_proj`` d x 3Hh,
   ``output_gate`` d x Hh and ``out_proj`` Hh x d; experts in every layer.
+- recurrent_gemma: ``block_types`` repeated over the depth (``layers_block_type``); a recurrent block
+  (``RecurrentGemmaRecurrentBlock``) holds ``linear_x``, ``linear_y`` d x w, ``linear_out`` w x d, a
+  depthwise ``conv_1d`` w·``conv1d_width`` and the RG-LRU's two block-diagonal gates H x (w/H)²
+  (``RecurrentGemmaRglru``), w = ``lru_width``; its gated MLP is ``intermediate_size`` // 2 wide.
+- kimi_linear: ``layer_types`` ("linear_attention" = ``KimiLinearDeltaAttention``, else latent
+  attention); a delta-attention layer of Q = ``linear_num_heads`` x ``linear_head_dim`` (h) holds
+  q, k, v and o (4·d·Q), a depthwise ``conv1d`` 3Q·k, the forget gate and output gate (each d x h
+  and h x Q, ``KimiLinearForgetGate``), ``b_proj`` d x H and the forget gate's ``A_log`` (H values
+  held as a 4-D tensor).
 - jamba: ``JambaConfig.layers_block_type``: attention where ``i % attn_layer_period ==
   attn_layer_offset``, else Mamba; experts where ``i % expert_layer_period == expert_layer_offset``
   (``layers_num_experts``); a feed-forward in every layer.
@@ -79,6 +88,8 @@ _DEFAULTS["nemotron_h"] = dict(ssm_state_size=128, mamba_num_heads=128, mamba_he
 NEMOTRON_H_PATTERN = {"M": "linear_attention", "E": "moe", "*": "full_attention", "-": "mlp"}
 _DEFAULTS["lfm2"] = dict(conv_L_cache=3, block_multiple_of=256)
 _DEFAULTS["minimax"] = {}
+_DEFAULTS["recurrent_gemma"] = dict(conv1d_width=4)
+_DEFAULTS["kimi_linear"] = dict(linear_conv_kernel_dim=4, linear_head_dim=128, linear_num_heads=32)
 DELTANET_TYPES = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "olmo_hybrid")
 _DEFAULTS.update({t: _DELTANET for t in DELTANET_TYPES})
 HYBRID_TYPES = frozenset(_DEFAULTS)
@@ -178,6 +189,27 @@ def hybrid_layout(cfg: dict, model_type: str | None, depth: int, width: int, sou
         linear = sum(kind == "linear_attention" for kind in kinds)
         return Layout(depth - linear, depth, None, linear * 5 * width * attention_width,
                       f"{depth - linear} softmax-attention and {linear} lightning-attention layers")
+    if model_type == "recurrent_gemma":
+        pattern = cfg.get("block_types") or ["recurrent", "recurrent", "attention"]
+        kinds = (list(pattern) * depth)[:depth]
+        recurrent = sum(kind == "recurrent" for kind in kinds)
+        heads = _whole("num_attention_heads", cfg.get("num_attention_heads"), source)
+        lru = _whole("lru_width", cfg.get("lru_width") or width, source)
+        one = 3 * width * lru + lru * _get(cfg, model_type, "conv1d_width", source) + 2 * heads * (lru // heads) ** 2
+        ffn = _whole("intermediate_size", cfg.get("intermediate_size"), source) // 2
+        return Layout(depth - recurrent, depth, 0, recurrent * one,
+                      f"{depth - recurrent} attention and {recurrent} recurrent (RG-LRU) layers", (("ffn", ffn),))
+    if model_type == "kimi_linear":
+        kinds = cfg.get("layer_types")
+        if not isinstance(kinds, list) or len(kinds) != depth:
+            raise InputError("config", source, f"kimi_linear needs layer_types listing its {depth} layers; {EXPECTED}")
+        linear = sum(kind == "linear_attention" for kind in kinds)
+        heads, head = _get(cfg, model_type, "linear_num_heads", source), _get(cfg, model_type, "linear_head_dim", source)
+        q = heads * head
+        one = (4 * width * q + 3 * q * _get(cfg, model_type, "linear_conv_kernel_dim", source) + 2 * (width * head + head * q)
+               + heads + width * heads)
+        return Layout(depth - linear, depth, None, linear * one,
+                      f"{depth - linear} latent-attention and {linear} Kimi delta-attention layers")
     if model_type == "lfm2":
         kinds = cfg.get("layer_types")
         if not isinstance(kinds, list) or len(kinds) != depth:

@@ -25,7 +25,8 @@ FFN_KEYS = ("intermediate_size", "n_inner", "d_ff", "ffn_dim", "ffn_hidden_size"
 HEAD_DIM_KEYS = ("head_dim", "d_kv", "d_head", "kv_channels", "dim_head")
 KV_HEADS_KEYS = ("num_key_value_heads", "num_kv_heads", "n_head_kv", "n_kv_heads")
 EXPERTS_KEYS = ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts")
-TOP_K_KEYS = ("num_experts_per_tok", "moe_top_k", "experts_per_token", "moe_topk", "moe_k", "top_k_experts")
+TOP_K_KEYS = ("num_experts_per_tok", "moe_top_k", "experts_per_token", "moe_topk", "moe_k", "top_k_experts",
+              "num_experts_per_token")
 VOCAB_KEYS = ("vocab_size", "padded_vocab_size", "src_vocab_size")
 NESTED_KEYS = ("text_config", "llm_config", "language_config", "thinker_config")
 ROLES = (DEPTH_KEYS, WIDTH_KEYS, HEADS_KEYS, FFN_KEYS, HEAD_DIM_KEYS, KV_HEADS_KEYS, EXPERTS_KEYS, TOP_K_KEYS, VOCAB_KEYS)
