@@ -141,7 +141,7 @@ MAMBA_DEFAULT = 32 * 1536 * (3 * 768 + 4 + 2 * 48 + 3 * 16)  # MambaConfig: 32 l
 
 
 @pytest.mark.parametrize("family", ["mamba", "falcon_mamba", "mamba2", "jamba", "bamba", "falcon_h1", "granitemoehybrid",
-                                    "nemotron_h", "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "olmo_hybrid", "minimax", "kimi_linear", "recurrent_gemma", "lfm2"])
+                                    "nemotron_h", "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "olmo_hybrid", "minimax", "kimi_linear", "recurrent_gemma"])
 def test_hybrid_decoders_are_exact_with_their_mixers_apart(results, family):
     row, model, _ = next(r for r in results if r[0]["model_type"] == family and r[0]["source"] == "default")
     assert model.params_nonembedding == row["text_layers"], family
@@ -171,3 +171,13 @@ def test_real_configs_are_all_read(results):
     for name in ("bloom-176b", "gemma-3-4b", "llava-1.5-7b", "glm-4.5"):
         model = real[f"tests/configs/{name}.json"]
         assert model.params_nonembedding is not None and model.params_embedding is not None, name
+
+
+def test_small_hybrid_layouts_are_exact(results):
+    """benchmarks/oracle_counts.py LAYOUTS: layer layouts the default configs leave out, built by transformers."""
+    layouts = [(row, model) for row, model, _ in results if row["source"].startswith("layout:")]
+    assert len(layouts) >= 6
+    for row, model in layouts:
+        assert model.params_nonembedding == row["text_layers"] and model.params_other_mixers > 0, row["source"]
+        if row.get("active") is not None:
+            assert model.params_active == row["active"], row["source"]
