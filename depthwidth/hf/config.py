@@ -252,6 +252,11 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
     if missing:
         raise InputError("config", source, f"missing keys: {', '.join(missing)}; {EXPECTED}")
     depth, width, heads = (_whole(*found[role], source) for role, _ in roles)
+    inner = _optional(cfg, ("inner_group_num",), source) if model_type == "albert" else None
+    if inner and inner > 1:  # AlbertTransformer.forward runs every inner layer of a group at each of the layers
+        depth *= inner
+        notes.append(f"ALBERT inner_group_num {inner}: each of the {depth // inner} hidden layers applies {inner} layers, "
+                     f"so the depth is {depth} layers applied")
     make_shape(depth, width, heads, f"{depth}x{width}x{heads} (from {source})")  # H < d, depth range
 
     kv_heads = _kv_heads(cfg, model_type, heads, source, notes)
@@ -318,7 +323,7 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
 
     groups = _optional(cfg, ("num_hidden_groups",), source)
     if groups is not None and model_type == "albert" or groups is not None and cfg.get("inner_group_num") is not None:
-        distinct = groups * (_optional(cfg, ("inner_group_num",), source) or 1)
+        distinct = groups * (_optional(cfg, ("inner_group_num",), source) or 1)  # AlbertLayerGroup: inner layers each
         fields["layer_groups"] = min(distinct, depth)
         notes.append(f"shared layers (ALBERT): {fields['layer_groups']} distinct layer(s) applied {depth} times, counted once")
     per_stack = _optional(cfg, ("num_layers_per_stack",), source)
