@@ -305,17 +305,8 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
     why = why or moe_why
     fields.update(moe)
     if hybrid is not None:
-        fields.update(attention_layers=hybrid.attention_layers, ffn_layers=hybrid.ffn_layers,
-                      other_mixer_params=hybrid.other_params)
-        if fields.get("experts") and hybrid.moe_layers is not None:
-            fields["dense_layers"] = hybrid.ffn_layers - hybrid.moe_layers
-        fixed = dict(hybrid.fields)
-        ffn = fixed.pop("ffn", ffn)  # LFM2 adjusts its feed-forward size
-        fields.update(fixed)
-        if cfg.get("moe_latent_size"):
-            why = "experts on a latent of moe_latent_size (Nemotron-H's latent MoE) are not modelled"
-        notes.append(f"hybrid or recurrent stack: {hybrid.note}; the other mixers' {hybrid.other_params:,} weights are "
-                     "in params_nonembedding and reported apart (params_other_mixers)")
+        ffn, hybrid_why = hybrid.apply(fields, ffn, cfg, notes)
+        why = why or hybrid_why
     fields.update(latent)
     if latent:
         kv_heads = heads
@@ -351,7 +342,7 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
         notes += said
         per_layer = depth * layout["per_layer_input"]
         fields["other_embedding_params"] = (cfg.get("vocab_size_per_layer_input") or 0) * per_layer + per_layer * width
-    if model_type in ATTENTION_GATES:
+    if model_type in ATTENTION_GATES and cfg.get("use_attention_gate") is not False:
         fields["attention_gate"] = heads * head_dim if ATTENTION_GATES[model_type] == "elementwise" else heads
         notes.append(f"attention output gate ({ATTENTION_GATES[model_type]}): d x {fields['attention_gate']} per layer")
     if model_type == "xlnet":

@@ -44,7 +44,7 @@ GATED_MODEL_TYPES = frozenset({
     "phi3", "phimoe", "olmo", "olmo2", "olmo3", "olmoe", "flex_olmo", "cohere", "cohere2", "internlm2", "internlm3",
     "granite", "granitemoe", "granitemoeshared", "deepseek_v2", "deepseek_v3", "glm", "glm4", "glm4_moe", "chatglm",
     "modernbert", "modernbert-decoder", "gpt_oss", "stablelm", "helium", "exaone4", "smollm3", "ministral", "baichuan",
-    "bitnet", "gte", "pixtral", "cpmant", "lfm2", "recurrent_gemma",
+    "bitnet", "gte", "pixtral", "cpmant", "lfm2", "lfm3", "recurrent_gemma",
 })
 # Activations that name a gated unit, or that transformers only uses in gated MLPs (SiLU/Swish).
 GATED_ACTIVATIONS = frozenset({"silu", "swish", "swiglu", "geglu", "reglu", "gelu_glu", "silu_glu"})
@@ -70,7 +70,7 @@ SHARED_EXPERT_GATE_TYPES = frozenset({"qwen2_moe", "qwen3_next", "qwen3_5_moe_te
 # Attention output gates: a d x (H·h) projection gating the attention output elementwise, or d x H per head.
 ATTENTION_GATES = {"afmoe": "elementwise", "beam": "elementwise", "laguna": "per head", "doge": "per head",
                    "hrm_text": "elementwise", "qwen3_next": "elementwise", "qwen3_5_text": "elementwise",
-                   "qwen3_5_moe_text": "elementwise"}
+                   "qwen3_5_moe_text": "elementwise", "lfm3": "per head"}
 
 # Layers that are not the attention + feed-forward block (state-space, recurrent, linear or hybrid).
 NOT_ATTENTION_TYPES = frozenset({

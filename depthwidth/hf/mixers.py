@@ -46,6 +46,8 @@ Layer layouts (each family's config class, ``configuration_<family>.py``):
   depthwise ``conv`` d·``conv_L_cache``, ``out_proj`` d x d), else ``full_attn_idxs``; a gated
   feed-forward in every layer whose size ``Lfm2MLP`` adjusts: int(2f/3), times
   ``block_ffn_dim_multiplier``, rounded up to ``block_multiple_of`` (with ``block_auto_adjust_ff_dim``).
+  lfm3 (``Lfm3DecoderLayer``): the same short convolution (kernel ``conv_L_cache``, default 7), its
+  feed-forward ``intermediate_size`` as given, a per-head attention gate (``use_attention_gate``).
 - minimax: ``layer_types`` (default: odd layers "linear_attention", ``MiniMaxConfig.__post_init__``);
   a lightning-attention layer (``MiniMaxLightningAttention``) holds ``qkv_proj`` d x 3Hh,
   ``output_gate`` d x Hh and ``out_proj`` Hh x d; experts in every layer.
@@ -87,6 +89,7 @@ _DELTANET = dict(linear_conv_kernel_dim=4, linear_key_head_dim=128, linear_value
 _DEFAULTS["nemotron_h"] = dict(ssm_state_size=128, mamba_num_heads=128, mamba_head_dim=64, n_groups=8, conv_kernel=4)
 NEMOTRON_H_PATTERN = {"M": "linear_attention", "E": "moe", "*": "full_attention", "-": "mlp"}
 _DEFAULTS["lfm2"] = dict(conv_L_cache=3, block_multiple_of=256)
+_DEFAULTS["lfm3"] = dict(conv_L_cache=7)
 _DEFAULTS["minimax"] = {}
 _DEFAULTS["recurrent_gemma"] = dict(conv1d_width=4)
 _DEFAULTS["kimi_linear"] = dict(linear_conv_kernel_dim=4, linear_head_dim=128, linear_num_heads=32)
@@ -105,6 +108,21 @@ class Layout:
     other_params: int
     note: str
     fields: tuple[tuple[str, int], ...] = ()  # other Architecture fields the family fixes (a shared expert's size)
+
+    def apply(self, fields: dict, ffn: int, cfg: dict, notes: list[str]) -> tuple[int, str | None]:
+        """Put this layout into ``fields`` (blocks.Architecture keywords); (the feed-forward size, why
+        the counts are unavailable or None)."""
+        fields.update(attention_layers=self.attention_layers, ffn_layers=self.ffn_layers, other_mixer_params=self.other_params)
+        if fields.get("experts") and self.moe_layers is not None:
+            fields["dense_layers"] = self.ffn_layers - self.moe_layers
+        fixed = dict(self.fields)
+        ffn = fixed.pop("ffn", ffn)  # LFM2 and recurrent Gemma size their feed-forward otherwise
+        fields.update(fixed)
+        notes.append(f"hybrid or recurrent stack: {self.note}; the other mixers' {self.other_params:,} weights are "
+                     "in params_nonembedding and reported apart (params_other_mixers)")
+        if cfg.get("moe_latent_size"):
+            return ffn, "experts on a latent of moe_latent_size (Nemotron-H's latent MoE) are not modelled"
+        return ffn, None
 
 
 def nemotron_h_types(cfg: dict) -> list[str] | None:
@@ -210,16 +228,18 @@ def hybrid_layout(cfg: dict, model_type: str | None, depth: int, width: int, sou
                + heads + width * heads)
         return Layout(depth - linear, depth, None, linear * one,
                       f"{depth - linear} latent-attention and {linear} Kimi delta-attention layers")
-    if model_type == "lfm2":
+    if model_type in ("lfm2", "lfm3"):
         kinds = cfg.get("layer_types")
         if not isinstance(kinds, list) or len(kinds) != depth:
             full = cfg.get("full_attn_idxs")
             full = list(range(depth)) if full is None else full
             kinds = ["full_attention" if i in full else "conv" for i in range(depth)]
+            if model_type == "lfm3":  # Lfm3Config.__post_init__: attention at i % 4 == 2 and (sliding) i % 4 == 0, i > 0
+                kinds = ["attention" if i % 4 == 2 or (i % 4 == 0 and i > 0) else "conv" for i in range(depth)]
         convs = sum(kind == "conv" for kind in kinds)
         one = 4 * width * width + width * _get(cfg, model_type, "conv_L_cache", source)
         ffn = _whole("intermediate_size", cfg.get("intermediate_size") or cfg.get("block_ff_dim"), source)
-        if cfg.get("block_auto_adjust_ff_dim", True):
+        if model_type == "lfm2" and cfg.get("block_auto_adjust_ff_dim", True):
             ffn = int(2 * ffn / 3)
             multiplier, multiple = cfg.get("block_ffn_dim_multiplier", 1.0), _get(cfg, model_type, "block_multiple_of", source)
             if multiplier is not None:
