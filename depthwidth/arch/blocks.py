@@ -139,7 +139,7 @@ def attention_params(arch: Architecture) -> int:
         qk = arch.qk_nope_head_dim + arch.qk_rope_head_dim
         q = d * arch.q_lora_rank + arch.q_lora_rank * heads * qk if arch.q_lora_rank else d * heads * qk
         kv = d * (arch.kv_lora_rank + arch.qk_rope_head_dim) + arch.kv_lora_rank * heads * (arch.qk_nope_head_dim + arch.v_head_dim)
-        return q + kv + heads * arch.v_head_dim * d
+        return q + kv + heads * arch.v_head_dim * d + d * arch.attention_gate
     # XLNet: the relative-position projection r (d x H·h) and the segment embeddings (2 x H·h) of every layer
     position = (d + 2) * heads * arch.head_dim if arch.position_projection else 0
     return 2 * d * heads * arch.head_dim + 2 * d * arch.kv_heads * arch.head_dim + position + d * arch.attention_gate

@@ -60,7 +60,7 @@ MOE_MODEL_TYPES = frozenset({
     "glm4_moe_lite", "glm_moe_dsa", "granitemoe_swa", "hy_v3", "kolibri1", "laguna", "llama4_text", "mellum",
     "minimax_m2", "minimax_m3_vl_text", "mistral4", "qwen3_vl_moe_text", "solar_open",
     # hybrids whose expert layers hf/mixers.py places (issue 33)
-    "jamba", "granitemoehybrid", "kimi_linear", "minimax", "nemotron_h", "qwen3_next", "qwen3_5_moe_text",
+    "jamba", "granitemoehybrid", "kimi_linear", "bailing_hybrid", "minimax", "nemotron_h", "qwen3_next", "qwen3_5_moe_text",
 })
 
 # Gemma 4 text stacks: per-layer-type attention sizes and per-layer inputs (hflayers.gemma4_layers).
@@ -70,7 +70,8 @@ SHARED_EXPERT_GATE_TYPES = frozenset({"qwen2_moe", "qwen3_next", "qwen3_5_moe_te
 # Attention output gates: a d x (H·h) projection gating the attention output elementwise, or d x H per head.
 ATTENTION_GATES = {"afmoe": "elementwise", "beam": "elementwise", "laguna": "per head", "doge": "per head",
                    "hrm_text": "elementwise", "qwen3_next": "elementwise", "qwen3_5_text": "elementwise",
-                   "qwen3_5_moe_text": "elementwise", "lfm3": "per head"}
+                   "qwen3_5_moe_text": "elementwise", "lfm3": "per head",
+                   "bailing_hybrid": "per head"}
 
 # Layers that are not the attention + feed-forward block (state-space, recurrent, linear or hybrid).
 NOT_ATTENTION_TYPES = frozenset({

@@ -59,7 +59,8 @@ Layer layouts (each family's config class, ``configuration_<family>.py``):
   attention); a delta-attention layer of Q = ``linear_num_heads`` x ``linear_head_dim`` (h) holds
   q, k, v and o (4·d·Q), a depthwise ``conv1d`` 3Q·k, the forget gate and output gate (each d x h
   and h x Q, ``KimiLinearForgetGate``), ``b_proj`` d x H and the forget gate's ``A_log`` (H values
-  held as a 4-D tensor).
+  held as a 4-D tensor). bailing_hybrid (``BailingHybridDeltaAttention``): the same layout, with a
+  full-rank forget gate ``f_proj`` and output gate ``g_proj`` (each d x Q) and a 1-D ``A_log``.
 - jamba: ``JambaConfig.layers_block_type``: attention where ``i % attn_layer_period ==
   attn_layer_offset``, else Mamba; experts where ``i % expert_layer_period == expert_layer_offset``
   (``layers_num_experts``); a feed-forward in every layer.
@@ -93,6 +94,7 @@ _DEFAULTS["lfm3"] = dict(conv_L_cache=7)
 _DEFAULTS["minimax"] = {}
 _DEFAULTS["recurrent_gemma"] = dict(conv1d_width=4)
 _DEFAULTS["kimi_linear"] = dict(linear_conv_kernel_dim=4, linear_head_dim=128, linear_num_heads=32)
+_DEFAULTS["bailing_hybrid"] = _DEFAULTS["kimi_linear"]
 DELTANET_TYPES = ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "olmo_hybrid")
 _DEFAULTS.update({t: _DELTANET for t in DELTANET_TYPES})
 HYBRID_TYPES = frozenset(_DEFAULTS)
@@ -217,17 +219,17 @@ def hybrid_layout(cfg: dict, model_type: str | None, depth: int, width: int, sou
         ffn = _whole("intermediate_size", cfg.get("intermediate_size"), source) // 2
         return Layout(depth - recurrent, depth, 0, recurrent * one,
                       f"{depth - recurrent} attention and {recurrent} recurrent (RG-LRU) layers", (("ffn", ffn),))
-    if model_type == "kimi_linear":
+    if model_type in ("kimi_linear", "bailing_hybrid"):
         kinds = cfg.get("layer_types")
         if not isinstance(kinds, list) or len(kinds) != depth:
             raise InputError("config", source, f"kimi_linear needs layer_types listing its {depth} layers; {EXPECTED}")
         linear = sum(kind == "linear_attention" for kind in kinds)
         heads, head = _get(cfg, model_type, "linear_num_heads", source), _get(cfg, model_type, "linear_head_dim", source)
         q = heads * head
-        one = (4 * width * q + 3 * q * _get(cfg, model_type, "linear_conv_kernel_dim", source) + 2 * (width * head + head * q)
-               + heads + width * heads)
+        gates = 2 * (width * head + head * q) + heads if model_type == "kimi_linear" else 2 * width * q
+        one = 4 * width * q + 3 * q * _get(cfg, model_type, "linear_conv_kernel_dim", source) + gates + width * heads
         return Layout(depth - linear, depth, None, linear * one,
-                      f"{depth - linear} latent-attention and {linear} Kimi delta-attention layers")
+                      f"{depth - linear} latent-attention and {linear} delta-attention layers")
     if model_type in ("lfm2", "lfm3"):
         kinds = cfg.get("layer_types")
         if not isinstance(kinds, list) or len(kinds) != depth:
