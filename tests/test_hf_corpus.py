@@ -127,7 +127,7 @@ def test_active_counts_match_where_transformers_routes(results):
 def test_text_decoders_are_exact(results):
     seen = rates(results)
     print(dict(seen))
-    assert seen["decoders"] == 148 and seen["decoders_exact"] >= 123, dict(seen)  # issue 33: measured 123 (was 111)
+    assert seen["decoders"] == 148 and seen["decoders_exact"] >= 129, dict(seen)  # issue 33: measured 129 (was 111)
 
 
 def test_default_configs_read():
@@ -141,7 +141,7 @@ MAMBA_DEFAULT = 32 * 1536 * (3 * 768 + 4 + 2 * 48 + 3 * 16)  # MambaConfig: 32 l
 
 
 @pytest.mark.parametrize("family", ["mamba", "falcon_mamba", "mamba2", "jamba", "bamba", "falcon_h1", "granitemoehybrid",
-                                    "nemotron_h", "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "olmo_hybrid", "minimax", "kimi_linear", "recurrent_gemma"])
+                                    "nemotron_h", "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "olmo_hybrid", "minimax", "kimi_linear", "recurrent_gemma", "lfm3", "bailing_hybrid"])
 def test_hybrid_decoders_are_exact_with_their_mixers_apart(results, family):
     row, model, _ = next(r for r in results if r[0]["model_type"] == family and r[0]["source"] == "default")
     assert model.params_nonembedding == row["text_layers"], family
