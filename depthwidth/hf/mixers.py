@@ -61,6 +61,10 @@ Layer layouts (each family's config class, ``configuration_<family>.py``):
   and h x Q, ``KimiLinearForgetGate``), ``b_proj`` d x H and the forget gate's ``A_log`` (H values
   held as a 4-D tensor). bailing_hybrid (``BailingHybridDeltaAttention``): the same layout, with a
   full-rank forget gate ``f_proj`` and output gate ``g_proj`` (each d x Q) and a 1-D ``A_log``.
+- rwkv: every layer a time mix (``RwkvSelfAttention``: key, value, receptance d x A, output A x d,
+  and three token-shift mixes of d held as 1 x 1 x d tensors) and a channel mix (``RwkvFeedForward``:
+  key d x f and value f x d, the feed-forward; its receptance d x d and two shift mixes of d are
+  counted with the other mixers); A = ``attention_hidden_size`` (default d), f 4d by default.
 - jamba: ``JambaConfig.layers_block_type``: attention where ``i % attn_layer_period ==
   attn_layer_offset``, else Mamba; experts where ``i % expert_layer_period == expert_layer_offset``
   (``layers_num_experts``); a feed-forward in every layer.
@@ -89,6 +93,7 @@ _DELTANET = dict(linear_conv_kernel_dim=4, linear_key_head_dim=128, linear_value
                  linear_num_value_heads=32, full_attention_interval=4)
 _DEFAULTS["nemotron_h"] = dict(ssm_state_size=128, mamba_num_heads=128, mamba_head_dim=64, n_groups=8, conv_kernel=4)
 NEMOTRON_H_PATTERN = {"M": "linear_attention", "E": "moe", "*": "full_attention", "-": "mlp"}
+_DEFAULTS["rwkv"] = {}
 _DEFAULTS["lfm2"] = dict(conv_L_cache=3, block_multiple_of=256)
 _DEFAULTS["lfm3"] = dict(conv_L_cache=7)
 _DEFAULTS["minimax"] = {}
@@ -187,6 +192,11 @@ def hybrid_layout(cfg: dict, model_type: str | None, depth: int, width: int, sou
         one = mamba_params(width, _whole("intermediate_size", inner, source), _get(cfg, model_type, "state_size", source),
                            _get(cfg, model_type, "conv_kernel", source), _rank(cfg, model_type, "time_step_rank", width, source))
         return Layout(0, 0, 0, depth * one, f"{depth} Mamba layers (no attention, no feed-forward)")
+    if model_type == "rwkv":
+        inner = _whole("attention_hidden_size", cfg.get("attention_hidden_size") or width, source)
+        one = 4 * width * inner + 3 * width + width * width + 2 * width
+        return Layout(0, depth, 0, depth * one, f"{depth} RWKV layers: a time mix (counted with the other mixers) and a "
+                      "channel mix (its key and value as the feed-forward, its receptance with the other mixers)")
     if model_type == "mamba2":
         one = _mamba2(cfg, model_type, width, _inner(cfg, model_type, width, "expand", source), source, prefix="")
         return Layout(0, 0, 0, depth * one, f"{depth} Mamba-2 layers (no attention, no feed-forward)")
