@@ -159,7 +159,8 @@ def _unwrap(cfg: dict, notes: list[str], outer: list[str] | None = None) -> dict
                     notes.append(f"{key} of {parent} without model_type: transformers' default {default_type!r}")
                 tie = _outer_tie(cfg, inner, parent)
                 cfg = {**inner, "model_type": model_type, **({} if tie is None else {"tie_word_embeddings": tie})}
-                notes.append(f"read from {key} (the language model of a multimodal config)")
+                notes.append(f"read from {key} (the language model of a multimodal config)" if key in NESTED_KEYS[:5] else
+                             f"read from {key} (the main stack of a composite config)")
                 break
         else:
             return cfg

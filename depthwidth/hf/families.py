@@ -114,6 +114,15 @@ NOT_ONE_STACK = {
         "xmod", "luke", "lilt"),
     "two attention blocks and two feed-forwards per layer, with zero-computation experts (LongCat-Flash)": (
         "longcat_flash",),
+    # read by their ``depth`` key since issue 33; these differ from transformers' build by 8-156% (DeepStack mergers
+    # numbered like layers, fused qkv with another MLP width) or transformers builds none to check them against
+    "a vision tower whose blocks (DeepStack mergers, MLP widths) are not modelled or not checked against transformers": (
+        "qwen3_vl_vision", "qwen3_vl_moe_vision", "qwen3_omni_moe_vision_encoder", "cohere_compass_vision",
+        "exaone4_5_vision", "qwen2_5_vl_vision", "qwen2_5_omni_vision_encoder", "qwen2_vl_vision", "glm4v_vision",
+        "glm4v_moe_vision", "ernie4_5_vl_moe_vision", "idefics_vision"),
+    "an encoder and a decoder (or several stacks) in separate sub-configs; depth and width are the first stack's": (
+        "blt", "dia", "canary", "encoder-decoder", "vision-encoder-decoder", "speech-encoder-decoder", "t5gemma",
+        "t5gemma2", "deepseek_ocr2_vision", "unlimited_ocr_vision"),
 }
 NOT_ONE_STACK_TYPES = {t: why for why, types in NOT_ONE_STACK.items() for t in types}
 NOT_ONE_STACK_KEYS = {  # a key with a true value means the same for a type not listed above
