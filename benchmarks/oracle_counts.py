@@ -4,8 +4,10 @@ Regenerate (needs the ``oracle`` extra: ``pip install -e '.[oracle]'``; torch's 
 
     PYTHONPATH=. python benchmarks/oracle_counts.py            # writes tests/golden/hf_counts.json
 
-Inputs: the default config of every model type transformers registers (``CONFIG_MAPPING``) and the
-real configs (``tests/configs/*.json`` and the REAL list of ``tests/test_hfconfig.py``). Each is built with the first model class transformers maps it
+Inputs: the default config of every model type transformers registers (``CONFIG_MAPPING``), the
+real configs (``tests/configs/*.json`` and the REAL list of ``tests/test_hfconfig.py``) and the small
+hybrid ``LAYOUTS`` below. The ``oracle`` extra pins the versions the committed file was made with
+(torch 2.13.0, transformers 5.23.0); ``benchmarks/oracle_report.py`` prints issue 33's numbers from it. Each is built with the first model class transformers maps it
 to (seq2seq LM, speech seq2seq, image-text-to-text, causal LM, masked LM, ..., else the bare model) on PyTorch's meta
 device (``torch.device("meta")``, else accelerate's ``init_empty_weights``: no memory, no weights;
 then ``tie_weights()`` as ``from_pretrained`` does), and its parameters are counted by
