@@ -127,6 +127,11 @@ class Layout:
         fields.update(fixed)
         notes.append(f"hybrid or recurrent stack: {self.note}; the other mixers' {self.other_params:,} weights are "
                      "in params_nonembedding and reported apart (params_other_mixers)")
+        if not self.ffn_layers:
+            notes.append("no feed-forward layers: ffn and gated repeat the config's intermediate_size and activation, "
+                         "which the mixers use (no feed-forward weights are counted)")
+        if not self.attention_layers:
+            notes.append("no attention layers: no KV cache grows with the context (a fixed recurrent state instead)")
         if cfg.get("moe_latent_size"):
             return ffn, "experts on a latent of moe_latent_size (Nemotron-H's latent MoE) are not modelled"
         return ffn, None
