@@ -4,8 +4,10 @@ Regenerate (needs the ``oracle`` extra: ``pip install -e '.[oracle]'``; torch's 
 
     PYTHONPATH=. python benchmarks/oracle_counts.py            # writes tests/golden/hf_counts.json
 
-Inputs: the default config of every model type transformers registers (``CONFIG_MAPPING``) and the
-real configs (``tests/configs/*.json`` and the REAL list of ``tests/test_hfconfig.py``). Each is built with the first model class transformers maps it
+Inputs: the default config of every model type transformers registers (``CONFIG_MAPPING``), the
+real configs (``tests/configs/*.json`` and the REAL list of ``tests/test_hfconfig.py``) and the small
+hybrid ``LAYOUTS`` below. The ``oracle`` extra pins the versions the committed file was made with
+(torch 2.13.0, transformers 5.23.0); ``benchmarks/oracle_report.py`` prints issue 33's numbers from it. Each is built with the first model class transformers maps it
 to (seq2seq LM, speech seq2seq, image-text-to-text, causal LM, masked LM, ..., else the bare model) on PyTorch's meta
 device (``torch.device("meta")``, else accelerate's ``init_empty_weights``: no memory, no weights;
 then ``tie_weights()`` as ``from_pretrained`` does), and its parameters are counted by
@@ -61,11 +63,32 @@ DROP_KEYS = ("id2label", "label2id", "task_specific_params", "_name_or_path", "t
              "image_token_index", "chat_template", "auto_map", "quantization_config")
 NUMBERED = re.compile(r"(^|\.)\d+(\.|$)")
 # Layer modules that are not attention or feed-forward (state-space, recurrent, convolution, linear attention).
-NOT_ATTENTION = re.compile(r"Mamba|SSM|Mixer|RWKV|Recurrent|LSTM|DeltaNet|LinearAttention|Lightning|ShortConv|Conv|Hyena|"
-                           r"Retention|Rglru|TimeMix|ChannelMix", re.IGNORECASE)
+# Case-sensitive: GPT-2's ``Conv1D`` is a linear layer and ``GptOssMLP`` is a feed-forward, neither a mixer.
+NOT_ATTENTION = re.compile(r"Mamba|SSM|Mixer|RWKV|Rwkv|Recurrent|LSTM|DeltaNet|LinearAttention|Lightning|ShortConv|"
+                           r"^Conv1d$|Hyena|Retention|Rglru|TimeMix|ChannelMix")
 # A factorized embedding's projection to the width (ALBERT, ELECTRA, OPT-350m): part of the embedding.
 EMBEDDING_PROJECTION = re.compile(r"embedding_hidden_mapping_in|embeddings_project|project_in|project_out|"
                                   r"per_layer_model_projection")
+# Small configs whose layer layouts the default configs leave out (source "layout:<name>"): mixed
+# short-convolution / attention layers, Jamba's periods, Bamba's attention indices, Nemotron-H's
+# legacy pattern, a Mamba with its time-step rank given (depthwidth/hf/mixers.py reads each).
+LAYOUTS = {
+    "lfm2-mixed": ("lfm2", dict(num_hidden_layers=16, hidden_size=2048, num_attention_heads=32, num_key_value_heads=8,
+                                intermediate_size=12288, layer_types=["conv", "conv", "full_attention"] * 5 + ["conv"])),
+    "jamba-small": ("jamba", dict(num_hidden_layers=8, hidden_size=512, num_attention_heads=8, num_key_value_heads=2,
+                                  intermediate_size=1024, num_experts=4, attn_layer_period=4, attn_layer_offset=2)),
+    "mamba-small": ("mamba", dict(num_hidden_layers=4, hidden_size=256, state_size=8, time_step_rank=12, expand=3)),
+    "bamba-small": ("bamba", dict(num_hidden_layers=6, hidden_size=512, num_attention_heads=8, num_key_value_heads=2,
+                                  intermediate_size=1024, attn_layer_indices=[2, 5], mamba_n_heads=16, mamba_d_head=64)),
+    "nemotron_h-pattern": ("nemotron_h", dict(hidden_size=512, num_attention_heads=8, num_key_value_heads=2, head_dim=64,
+                                              intermediate_size=1024, mamba_num_heads=8, mamba_head_dim=64,
+                                              hybrid_override_pattern="M-M*-ME", n_routed_experts=4, num_experts_per_tok=2,
+                                              moe_intermediate_size=256, moe_shared_expert_intermediate_size=512)),
+    "qwen3_next-small": ("qwen3_next", dict(num_hidden_layers=6, hidden_size=512, num_attention_heads=8,
+                                            num_key_value_heads=2, head_dim=64, intermediate_size=1024,
+                                            moe_intermediate_size=256, shared_expert_intermediate_size=256,
+                                            num_experts=8, num_experts_per_tok=2, full_attention_interval=3)),
+}
 TEXT_PARTS = ("language_model", "text_model", "llm", "text_decoder", "language_model_head")
 
 
@@ -252,6 +275,14 @@ def real_configs():
         yield f"tests/test_hfconfig.py::REAL[{name}]", raw
 
 
+def layout_row(name: str, model_type: str, keys: dict) -> dict:
+    """The golden row of one LAYOUTS config (its config is the keys as given, like a saved file)."""
+    from transformers import AutoConfig
+    row = oracle_row(model_type, AutoConfig.for_model(model_type, **keys), f"layout:{name}")
+    row["config"] = {"model_type": model_type, **keys}
+    return row
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(OUT))
@@ -284,6 +315,8 @@ def main(argv=None) -> int:
             row = oracle_row(raw["model_type"], config, source)
             row["config"] = raw  # the file as released (keys left to the family defaults stay absent)
             rows.append(row)
+        for name, (model_type, keys) in LAYOUTS.items():
+            rows.append(layout_row(name, model_type, keys))
     out = {"generator": "benchmarks/oracle_counts.py", "transformers": transformers.__version__,
            "torch": torch.__version__, "rows": rows}
     print(f"{round(time.time() - started)} s", file=sys.stderr)

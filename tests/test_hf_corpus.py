@@ -13,7 +13,10 @@ Compared like with like: ``params_nonembedding`` with the layers of the language
 
 Done when (issue 21): no count off by more than 0.5% without a null or a named assumption; no
 embedding count wrong; at least 85% of the text decoders (built as causal LMs, with attention +
-feed-forward layers only) exact.
+feed-forward layers only) exact. Issue 33 (benchmarks/oracle_report.py prints the same numbers): no
+count off by more than 0.5% at all, a named assumption or not; hybrid and recurrent decoders counted
+too, their state-space mixers reported apart (``params_other_mixers``); the thresholds below are the
+measured numbers, so a regression fails.
 """
 import json
 from collections import Counter
@@ -57,9 +60,8 @@ def results():
 
 
 def is_text_decoder(row) -> bool:
-    """Built as a causal LM whose layers are attention + feed-forward only (no state-space, recurrent or
-    convolution mixers among the oracle's layer modules)."""
-    return row.get("text_decoder") and row["source"] == "default" and not row.get("other_mixers")
+    """A default config transformers builds as a causal LM (hybrid and recurrent stacks included)."""
+    return bool(row.get("text_decoder")) and row["source"] == "default"
 
 
 def rates(results) -> Counter:
@@ -100,7 +102,7 @@ def test_the_golden_file_covers_transformers():
 def test_no_count_is_off_without_a_null_or_an_assumption(results):
     silent = []
     for row, model, _ in results:
-        if model is None or model.params_nonembedding is None or model.assumptions:
+        if model is None or model.params_nonembedding is None:
             continue
         if abs(model.params_nonembedding - row["text_layers"]) > TOLERANCE * row["text_layers"]:
             silent.append((row["model_type"], row["source"], model.params_nonembedding, row["text_layers"]))
@@ -111,7 +113,7 @@ def test_no_embedding_count_is_wrong(results):
     wrong = [(row["model_type"], row["source"], model.params_embedding, golden_embedding(row))
              for row, model, _ in results
              if model is not None and model.params_embedding is not None and golden_embedding(row) is not None
-             and model.params_embedding != golden_embedding(row) and not model.assumptions]
+             and model.params_embedding != golden_embedding(row)]
     assert wrong == []
 
 
@@ -125,7 +127,30 @@ def test_active_counts_match_where_transformers_routes(results):
 def test_text_decoders_are_exact(results):
     seen = rates(results)
     print(dict(seen))
-    assert seen["decoders_exact"] >= 0.85 * seen["decoders"], dict(seen)
+    assert seen["decoders"] == 148 and seen["decoders_exact"] >= 130, dict(seen)  # issue 33: measured 130 (was 111)
+
+
+def test_default_configs_read():
+    """Issue 33: 802 default configs, 653 read (was 601); the rest refused with the reason."""
+    rows = [r for r in json.loads(GOLDEN.read_text())["rows"] if r["source"] == "default" and "config" in r]
+    read = sum(outcome(r)[0] is not None for r in rows)
+    assert len(rows) == 802 and read >= 653, read
+
+
+MAMBA_DEFAULT = 32 * 1536 * (3 * 768 + 4 + 2 * 48 + 3 * 16)  # MambaConfig: 32 layers, d 768, E 2d, K 4, R d/16, N 16
+
+
+@pytest.mark.parametrize("family", ["mamba", "falcon_mamba", "mamba2", "jamba", "bamba", "falcon_h1", "granitemoehybrid",
+                                    "nemotron_h", "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "olmo_hybrid", "minimax", "kimi_linear", "recurrent_gemma", "lfm3", "bailing_hybrid", "rwkv"])
+def test_hybrid_decoders_are_exact_with_their_mixers_apart(results, family):
+    row, model, _ = next(r for r in results if r[0]["model_type"] == family and r[0]["source"] == "default")
+    assert model.params_nonembedding == row["text_layers"], family
+    assert 0 < model.params_other_mixers < model.params_nonembedding or family in ("mamba", "falcon_mamba", "mamba2")
+    if family == "rwkv":  # per layer: time mix 4·d·A + 3d, channel-mix receptance d² + 2d (RwkvSelfAttention, RwkvFeedForward)
+        assert model.params_other_mixers == 32 * (4 * 4096 * 4096 + 3 * 4096 + 4096 * 4096 + 2 * 4096)
+    assert model.attention_layers < model.depth or family == "falcon_h1"  # Falcon-H1: attention and Mamba side by side
+    if family == "mamba":  # E·(3d + K + 2R + 3N) per layer, from MambaMixer's matrices
+        assert model.params_other_mixers == MAMBA_DEFAULT == model.params_nonembedding
 
 
 def test_counts_are_null_with_a_reason_or_refused_clearly(results):
@@ -148,3 +173,13 @@ def test_real_configs_are_all_read(results):
     for name in ("bloom-176b", "gemma-3-4b", "llava-1.5-7b", "glm-4.5"):
         model = real[f"tests/configs/{name}.json"]
         assert model.params_nonembedding is not None and model.params_embedding is not None, name
+
+
+def test_small_hybrid_layouts_are_exact(results):
+    """benchmarks/oracle_counts.py LAYOUTS: layer layouts the default configs leave out, built by transformers."""
+    layouts = [(row, model) for row, model, _ in results if row["source"].startswith("layout:")]
+    assert len(layouts) >= 6
+    for row, model in layouts:
+        assert model.params_nonembedding == row["text_layers"] and model.params_other_mixers > 0, row["source"]
+        if row.get("active") is not None:
+            assert model.params_active == row["active"], row["source"]

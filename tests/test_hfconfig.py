@@ -477,8 +477,7 @@ def test_kv_cache_and_embeddings_of_real_configs():
 
 
 @pytest.mark.parametrize("cfg, fragment", [
-    ({"model_type": "jamba", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32, "num_experts": 16,
-      "attn_layer_period": 8}, "jamba"),
+    ({"model_type": "zamba", "hidden_size": 3712, "num_hidden_layers": 76, "num_attention_heads": 16}, "zamba"),
     ({"model_type": "custom", "hidden_size": 1024, "num_hidden_layers": 8, "num_attention_heads": 16,
       "layer_types": ["full_attention", "mamba"] * 4}, "mamba"),
     ({"model_type": "dbrx", "d_model": 6144, "n_heads": 48, "n_layers": 40,
@@ -688,3 +687,16 @@ def test_hrm_shared_layers_are_counted_once_and_applied_every_time():
     layer = 4 * 256**2 + 256 * 256 + mlp(256, 512, True)  # q, k, v, o + the d x d output gate + gated MLP
     assert model.params_nonembedding == 4 * layer  # two stacks of 2 distinct layers
     assert flops_per_token(model.architecture, 1) == 6 * 12 * layer + 6 * 12 * 1 * 4 * (64 + 64)  # 12 applications
+
+
+def test_albert_inner_groups_apply_every_inner_layer():
+    """transformers' AlbertTransformer.forward runs a whole AlbertLayerGroup (inner_group_num layers) at
+    each of num_hidden_layers: 12 x 2 = 24 layers applied, 1 x 2 = 2 distinct ones counted."""
+    from depthwidth.arch.blocks import DEFAULT_CONTEXT, flops_per_token
+
+    d, f, layers = 768, 3072, 12
+    model = inspect_config({"model_type": "albert", "hidden_size": d, "num_attention_heads": 12, "num_hidden_layers": layers,
+                            "intermediate_size": f, "num_hidden_groups": 1, "inner_group_num": 2, "embedding_size": 128}, "x")
+    layer = 4 * d * d + 2 * d * f
+    assert model.depth == 24 and model.params_nonembedding == 2 * layer
+    assert flops_per_token(model.architecture) == 6 * 24 * layer + 6 * 24 * DEFAULT_CONTEXT * 2 * d

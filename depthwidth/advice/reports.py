@@ -115,7 +115,11 @@ class ModelReport(ShapeRecord):
 
 @dataclass(frozen=True)
 class ConfigReport(ShapeRecord):
-    """The inspect record: the shape record of a config.json plus its real structure."""
+    """The inspect record: the shape record of a config.json plus its real structure.
+
+    ``attention_layers``: layers with self-attention (fewer than depth in a hybrid or recurrent
+    stack); ``params_other_mixers``: the weight matrices of its other token mixers (Mamba, Mamba-2,
+    Gated DeltaNet), already inside params_nonembedding (0 for a plain stack; null when not counted)."""
 
     source: str
     model_type: str | None
@@ -125,6 +129,8 @@ class ConfigReport(ShapeRecord):
     empirical_depth: float
     empirical_width: float
     vocab_bottleneck: bool
+    attention_layers: int | None = None
+    params_other_mixers: int | None = None
 
 
 def size_notes(depth: int, width: int, size: int, vocab: int | None) -> tuple[tuple[str, ...], int, float, float]:
@@ -171,4 +177,6 @@ def config_report(config, reading: str = "consistent") -> ConfigReport:
                         source=config.source, model_type=config.model_type, decoder_depth=config.decoder_depth,
                         vocab=config.vocab, min_depth=lowest,
                         empirical_depth=emp_depth, empirical_width=emp_width,
-                        vocab_bottleneck=config.vocab is not None and config.width > config.vocab)
+                        vocab_bottleneck=config.vocab is not None and config.width > config.vocab,
+                        attention_layers=getattr(config, "attention_layers", None),
+                        params_other_mixers=getattr(config, "params_other_mixers", None))

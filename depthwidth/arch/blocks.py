@@ -103,6 +103,11 @@ class Architecture:
     position_params: int | None = 0  # learned position tables (None: unknown); rotary, ALiBi: 0
     embedding_projections: int = 1  # e x d projections of a factorized embedding (OPT-350m: in and out, 2)
     other_embedding_params: int = 0  # other tables read by token (Gemma 4's per-layer input table and its projection)
+    # hybrid and recurrent stacks (hf/mixers.py): layers with attention, layers with a feed-forward (None: every
+    # layer), and the weight matrices of the other mixers (Mamba, Mamba-2 ...), counted in params_nonembedding
+    attention_layers: int | None = None
+    ffn_layers: int | None = None
+    other_mixer_params: int = 0
 
     @property
     def latent(self) -> bool:
@@ -134,7 +139,7 @@ def attention_params(arch: Architecture) -> int:
         qk = arch.qk_nope_head_dim + arch.qk_rope_head_dim
         q = d * arch.q_lora_rank + arch.q_lora_rank * heads * qk if arch.q_lora_rank else d * heads * qk
         kv = d * (arch.kv_lora_rank + arch.qk_rope_head_dim) + arch.kv_lora_rank * heads * (arch.qk_nope_head_dim + arch.v_head_dim)
-        return q + kv + heads * arch.v_head_dim * d
+        return q + kv + heads * arch.v_head_dim * d + d * arch.attention_gate
     # XLNet: the relative-position projection r (d x H·h) and the segment embeddings (2 x H·h) of every layer
     position = (d + 2) * heads * arch.head_dim if arch.position_projection else 0
     return 2 * d * heads * arch.head_dim + 2 * d * arch.kv_heads * arch.head_dim + position + d * arch.attention_gate
@@ -166,7 +171,12 @@ def _stack(arch: Architecture, active: bool, applied: bool) -> int:
     """Non-embedding weights: distinct ones, or (``applied``) as many as a token passes through."""
     attention = attention_params(arch)
     dense = attention + ffn_params(arch.width, arch.ffn, arch.gated)
-    if arch.layer_groups and not applied:
+    if arch.attention_layers is not None or arch.ffn_layers is not None:  # hybrid: layers differ in what they hold
+        ffn_layers = arch.depth if arch.ffn_layers is None else arch.ffn_layers
+        moe_layers = ffn_layers - arch.dense_layers if arch.moe else 0
+        encoder = (attention_layer_count(arch) * attention + (ffn_layers - moe_layers) * ffn_params(arch.width, arch.ffn, arch.gated)
+                   + (moe_layers * moe_params(arch, active) if moe_layers else 0) + arch.other_mixer_params)
+    elif arch.layer_groups and not applied:
         encoder = arch.layer_groups * dense  # ALBERT: a shared group counts once
     elif arch.moe:
         moe_layers = arch.depth - arch.dense_layers
@@ -218,10 +228,15 @@ def position_table_note(rows: int, width: int | None = None, length: str = "the 
             "(not in params_nonembedding)")
 
 
+def attention_layer_count(arch: Architecture) -> int:
+    """Layers with a self-attention block: every layer, or a hybrid stack's ``attention_layers``."""
+    return arch.depth if arch.attention_layers is None else arch.attention_layers
+
+
 def attention_blocks(arch: Architecture) -> int:
-    """Attention blocks a token passes through: encoder layers + 2 per decoder layer (self, cross)
-    + the cross-attention blocks of a decoder-only stack."""
-    return arch.depth + 2 * arch.decoder_depth + arch.cross_attention_layers
+    """Attention blocks a token passes through: encoder layers with attention + 2 per decoder layer
+    (self, cross) + the cross-attention blocks of a decoder-only stack."""
+    return attention_layer_count(arch) + 2 * arch.decoder_depth + arch.cross_attention_layers
 
 
 def flops_per_token(arch: Architecture, context: int = DEFAULT_CONTEXT) -> int:
@@ -248,7 +263,7 @@ def kv_bytes_per_token(arch: Architecture, bytes_per_value: int = 2) -> int | No
         raise InputError("bytes per value", bytes_per_value, "expected a whole number >= 1 (2 for bf16/fp16)")
     if arch.encoder_only:
         return None
-    layers = arch.decoder_depth or arch.depth
+    layers = arch.decoder_depth or attention_layer_count(arch)  # a state-space layer keeps a fixed state, no per-token cache
     per_layer = arch.kv_lora_rank + arch.qk_rope_head_dim if arch.latent else 2 * arch.kv_heads * arch.head_dim
     return layers * per_layer * bytes_per_value
 

@@ -34,6 +34,7 @@ from .families import (ACTIVATION_KEYS, ATTENTION_GATES, ATTENTION_LAYER_TYPES, 
                          MOE_MODEL_TYPES, NOT_ATTENTION_KEYS, NOT_ATTENTION_TYPES, NOT_ONE_STACK_KEYS, NOT_ONE_STACK_TYPES,
                          ROPE_KEYS, T5_MODEL_TYPES, family_defaults, position_embeddings, sub_config_type)
 from .layers import _indexed_layers, _kv_heads, _latent, _moe, gemma4_layers
+from .mixers import HYBRID_TYPES, hybrid_layout, nemotron_h_types
 from .read import (DECODER_ARCHITECTURE_HINTS, DEPTH_KEYS, ENCODER_ARCHITECTURE_HINTS, EXPECTED, FFN_KEYS,  # noqa: F401
                      HEAD_DIM_KEYS, HEADS_KEYS, KV_HEADS_KEYS, MAX_CONFIG_BYTES, MAX_SIZE, NESTED_KEYS, OTHER_DEFAULTS_UNSAID,
                      OTHER_KEYS, READ_KEYS, ROLES, VOCAB_KEYS, WIDTH_KEYS, _first, _optional, _whole, read_config,
@@ -70,6 +71,8 @@ class ConfigModel:
     params_convention: int
     architecture: blocks.Architecture | None
     decoder_depth: int = 0
+    attention_layers: int | None = None
+    params_other_mixers: int | None = None
     notes: tuple[str, ...] = ()
     assumptions: tuple[str, ...] = ()
 
@@ -156,7 +159,8 @@ def _unwrap(cfg: dict, notes: list[str], outer: list[str] | None = None) -> dict
                     notes.append(f"{key} of {parent} without model_type: transformers' default {default_type!r}")
                 tie = _outer_tie(cfg, inner, parent)
                 cfg = {**inner, "model_type": model_type, **({} if tie is None else {"tie_word_embeddings": tie})}
-                notes.append(f"read from {key} (the language model of a multimodal config)")
+                notes.append(f"read from {key} (the language model of a multimodal config)" if key in NESTED_KEYS[:5] else
+                             f"read from {key} (the main stack of a composite config)")
                 break
         else:
             return cfg
@@ -238,12 +242,22 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
                "intermediate_size": cfg.get("decoder_ffn_dim"), "decoder_layers": None}
         notes.append("a decoder without an encoder stack (decoder_layers): every layer has self- and cross-attention")
 
+    if model_type == "nemotron_h" and _first(cfg, DEPTH_KEYS) is None and nemotron_h_types(cfg):
+        cfg = {**cfg, "num_hidden_layers": len(nemotron_h_types(cfg))}  # NemotronHConfig: the depth is the list's length
     roles = (("depth", DEPTH_KEYS), ("width", WIDTH_KEYS), ("heads", HEADS_KEYS))
     found = {role: _first(cfg, keys) for role, keys in roles}
+    if found["heads"] is None and model_type in HYBRID_TYPES:  # Mamba: no attention heads at all
+        found["heads"] = ("num_attention_heads", 1)
+        notes.append("no attention heads (a state-space stack): heads = 1 for the theory's (L, d, H)")
     missing = [f"{role} (one of {', '.join(keys)})" for role, keys in roles if found[role] is None]
     if missing:
         raise InputError("config", source, f"missing keys: {', '.join(missing)}; {EXPECTED}")
     depth, width, heads = (_whole(*found[role], source) for role, _ in roles)
+    inner = _optional(cfg, ("inner_group_num",), source) if model_type == "albert" else None
+    if inner and inner > 1:  # AlbertTransformer.forward runs every inner layer of a group at each of the layers
+        depth *= inner
+        notes.append(f"ALBERT inner_group_num {inner}: each of the {depth // inner} hidden layers applies {inner} layers, "
+                     f"so the depth is {depth} layers applied")
     make_shape(depth, width, heads, f"{depth}x{width}x{heads} (from {source})")  # H < d, depth range
 
     kv_heads = _kv_heads(cfg, model_type, heads, source, notes)
@@ -285,10 +299,15 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
         notes.append(f"tie_word_embeddings false, but transformers ties the output head of {model_type} always")
     fields = dict(vocab=vocab, tied=tied, family=model_type or "config", encoder_only=_encoder_only(cfg, model_type))
     why = next((f"the language model of model_type {t!r}, which is not one attention + feed-forward stack: "
-                f"{NOT_ONE_STACK_TYPES[t]}" for t in outer if t in NOT_ONE_STACK_TYPES), None) or _not_countable(cfg, model_type)
+                f"{NOT_ONE_STACK_TYPES[t]}" for t in outer if t in NOT_ONE_STACK_TYPES), None)
+    hybrid = hybrid_layout(cfg, model_type, depth, width, source, heads * head_dim) if why is None else None
+    why = why or (None if hybrid else _not_countable(cfg, model_type))
     moe, moe_why = _moe(cfg, model_type, depth, ffn, source, notes, assumptions) if why is None else ({}, None)
     why = why or moe_why
     fields.update(moe)
+    if hybrid is not None:
+        ffn, hybrid_why = hybrid.apply(fields, ffn, cfg, notes)
+        why = why or hybrid_why
     fields.update(latent)
     if latent:
         kv_heads = heads
@@ -296,7 +315,7 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
 
     groups = _optional(cfg, ("num_hidden_groups",), source)
     if groups is not None and model_type == "albert" or groups is not None and cfg.get("inner_group_num") is not None:
-        distinct = groups * (_optional(cfg, ("inner_group_num",), source) or 1)
+        distinct = groups * (_optional(cfg, ("inner_group_num",), source) or 1)  # AlbertLayerGroup: inner layers each
         fields["layer_groups"] = min(distinct, depth)
         notes.append(f"shared layers (ALBERT): {fields['layer_groups']} distinct layer(s) applied {depth} times, counted once")
     per_stack = _optional(cfg, ("num_layers_per_stack",), source)
@@ -324,7 +343,7 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
         notes += said
         per_layer = depth * layout["per_layer_input"]
         fields["other_embedding_params"] = (cfg.get("vocab_size_per_layer_input") or 0) * per_layer + per_layer * width
-    if model_type in ATTENTION_GATES:
+    if model_type in ATTENTION_GATES and cfg.get("use_attention_gate") is not False:
         fields["attention_gate"] = heads * head_dim if ATTENTION_GATES[model_type] == "elementwise" else heads
         notes.append(f"attention output gate ({ATTENTION_GATES[model_type]}): d x {fields['attention_gate']} per layer")
     if model_type == "xlnet":
@@ -347,6 +366,8 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
     positions = position_embeddings(cfg, model_type, width, heads, depth, decoder or 0, fields.get("embedding_width") or width)
     if positions is None and not known:
         positions = 0  # said in assumptions
+    if positions is None and hybrid is not None:
+        positions = 0  # state-space layers and rotary attention: no learned position table
     if positions is None and vocab is not None:
         notes.append(f"params_embedding unavailable: the position tables of model_type {model_type!r} are not modelled")
     elif positions:
@@ -366,5 +387,7 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
         params_active=None if arch is None else blocks.params_active(arch),
         params_embedding=None if arch is None else blocks.params_embedding(arch),
         params_convention=params(depth, width), architecture=arch, decoder_depth=fields.get("decoder_depth", 0),
+        attention_layers=None if arch is None else blocks.attention_layer_count(arch),
+        params_other_mixers=None if arch is None else arch.other_mixer_params,
         notes=tuple(notes), assumptions=tuple(assumptions),
     )

@@ -44,7 +44,7 @@ GATED_MODEL_TYPES = frozenset({
     "phi3", "phimoe", "olmo", "olmo2", "olmo3", "olmoe", "flex_olmo", "cohere", "cohere2", "internlm2", "internlm3",
     "granite", "granitemoe", "granitemoeshared", "deepseek_v2", "deepseek_v3", "glm", "glm4", "glm4_moe", "chatglm",
     "modernbert", "modernbert-decoder", "gpt_oss", "stablelm", "helium", "exaone4", "smollm3", "ministral", "baichuan",
-    "bitnet", "gte", "pixtral", "cpmant",
+    "bitnet", "gte", "pixtral", "cpmant", "lfm2", "lfm3", "recurrent_gemma",
 })
 # Activations that name a gated unit, or that transformers only uses in gated MLPs (SiLU/Swish).
 GATED_ACTIVATIONS = frozenset({"silu", "swish", "swiglu", "geglu", "reglu", "gelu_glu", "silu_glu"})
@@ -59,15 +59,19 @@ MOE_MODEL_TYPES = frozenset({
     "afmoe", "aria_text", "axk1", "beam", "cohere2_moe", "deepseek_v32", "ernie4_5_moe", "exaone_moe", "flint",
     "glm4_moe_lite", "glm_moe_dsa", "granitemoe_swa", "hy_v3", "kolibri1", "laguna", "llama4_text", "mellum",
     "minimax_m2", "minimax_m3_vl_text", "mistral4", "qwen3_vl_moe_text", "solar_open",
+    # hybrids whose expert layers hf/mixers.py places (issue 33)
+    "jamba", "granitemoehybrid", "kimi_linear", "bailing_hybrid", "minimax", "nemotron_h", "qwen3_next", "qwen3_5_moe_text",
 })
 
 # Gemma 4 text stacks: per-layer-type attention sizes and per-layer inputs (hflayers.gemma4_layers).
 GEMMA4_TYPES = frozenset({"gemma4", "gemma4_text", "gemma4_unified", "gemma4_unified_text"})
 # A sigmoid gate (d x 1) on the shared expert (Qwen-MoE); other families with shared_expert_intermediate_size have none.
-SHARED_EXPERT_GATE_TYPES = frozenset({"qwen2_moe"})
+SHARED_EXPERT_GATE_TYPES = frozenset({"qwen2_moe", "qwen3_next", "qwen3_5_moe_text"})
 # Attention output gates: a d x (H·h) projection gating the attention output elementwise, or d x H per head.
 ATTENTION_GATES = {"afmoe": "elementwise", "beam": "elementwise", "laguna": "per head", "doge": "per head",
-                   "hrm_text": "elementwise"}
+                   "hrm_text": "elementwise", "qwen3_next": "elementwise", "qwen3_5_text": "elementwise",
+                   "qwen3_5_moe_text": "elementwise", "lfm3": "per head",
+                   "bailing_hybrid": "per head"}
 
 # Layers that are not the attention + feed-forward block (state-space, recurrent, linear or hybrid).
 NOT_ATTENTION_TYPES = frozenset({
@@ -110,6 +114,15 @@ NOT_ONE_STACK = {
         "xmod", "luke", "lilt"),
     "two attention blocks and two feed-forwards per layer, with zero-computation experts (LongCat-Flash)": (
         "longcat_flash",),
+    # read by their ``depth`` key since issue 33; these differ from transformers' build by 8-156% (DeepStack mergers
+    # numbered like layers, fused qkv with another MLP width) or transformers builds none to check them against
+    "a vision tower whose blocks (DeepStack mergers, MLP widths) are not modelled or not checked against transformers": (
+        "qwen3_vl_vision", "qwen3_vl_moe_vision", "qwen3_omni_moe_vision_encoder", "cohere_compass_vision",
+        "exaone4_5_vision", "qwen2_5_vl_vision", "qwen2_5_omni_vision_encoder", "qwen2_vl_vision", "glm4v_vision",
+        "glm4v_moe_vision", "ernie4_5_vl_moe_vision", "idefics_vision"),
+    "an encoder and a decoder (or several stacks) in separate sub-configs; depth and width are the first stack's": (
+        "blt", "dia", "canary", "encoder-decoder", "vision-encoder-decoder", "speech-encoder-decoder", "t5gemma",
+        "t5gemma2", "deepseek_ocr2_vision", "unlimited_ocr_vision"),
 }
 NOT_ONE_STACK_TYPES = {t: why for why, types in NOT_ONE_STACK.items() for t in types}
 NOT_ONE_STACK_KEYS = {  # a key with a true value means the same for a type not listed above

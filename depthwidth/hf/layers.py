@@ -7,7 +7,7 @@ transformers' own builds (tests/golden/hf_counts.json).
 from __future__ import annotations
 
 from ..errors import InputError
-from .families import MOE_MODEL_TYPES, SHARED_EXPERT_GATE_TYPES
+from .families import MOE_MODEL_TYPES, SHARED_EXPERT_GATE_TYPES, family_defaults
 from .read import EXPECTED, EXPERT_HINTS, EXPERTS_KEYS, KV_HEADS_KEYS, NESTED_KEYS, TOP_K_KEYS, _first, _optional, _whole
 
 def _expert_keys(cfg: dict) -> list[str]:
@@ -79,6 +79,11 @@ def _moe(cfg: dict, model_type: str | None, depth: int, ffn: int, source: str, n
                  + (f", {shared} shared expert(s) of size {shared_ffn}" if shared else "")
                  + (f", {dense_layers} dense layer(s)" if dense_layers else "")
                  + ": params_nonembedding counts every expert, params_active the top-k, shared experts and router")
+    if model_type not in MOE_MODEL_TYPES and family_defaults(model_type) is not None:
+        # a transformers family whose expert layout is not checked: a guess here was wrong for every such family
+        # in the golden table (axk2, hy_v4, muse_spark, ... issue 33), so null with the reason, never a silent guess
+        return {}, (f"the expert layout of model_type {model_type!r} (shared experts, dense layers, expert sizes) "
+                    "is not modelled")
     if model_type not in MOE_MODEL_TYPES:
         assumptions.append(f"assumed: the expert layout of model_type {model_type!r} is not modelled, so it is counted as "
                            f"{experts} gated experts of size {expert_ffn} (top-{top_k}) with a {experts}-way router per "

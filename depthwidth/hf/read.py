@@ -17,17 +17,19 @@ from ..userfile import MAX_BYTES as MAX_CONFIG_BYTES  # the one limit for every 
 MAX_SIZE = 10**15  # largest layer count or dimension read from a config
 EXPECTED = "expected a Hugging Face config.json"
 
-DEPTH_KEYS = ("num_hidden_layers", "n_layer", "num_layers", "n_layers", "encoder_layers")
-WIDTH_KEYS = ("hidden_size", "n_embd", "d_model", "dim", "n_embed", "emb_dim")
+DEPTH_KEYS = ("num_hidden_layers", "n_layer", "num_layers", "n_layers", "encoder_layers", "depth", "layers")
+WIDTH_KEYS = ("hidden_size", "n_embd", "d_model", "dim", "n_embed", "emb_dim", "embed_dim")
 HEADS_KEYS = ("num_attention_heads", "n_head", "num_heads", "n_heads", "encoder_attention_heads", "attention_heads")
 FFN_KEYS = ("intermediate_size", "n_inner", "d_ff", "ffn_dim", "ffn_hidden_size", "d_inner", "hidden_dim", "encoder_ffn_dim",
             "dff", "dim_ff")
 HEAD_DIM_KEYS = ("head_dim", "d_kv", "d_head", "kv_channels", "dim_head")
 KV_HEADS_KEYS = ("num_key_value_heads", "num_kv_heads", "n_head_kv", "n_kv_heads")
 EXPERTS_KEYS = ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts")
-TOP_K_KEYS = ("num_experts_per_tok", "moe_top_k", "experts_per_token", "moe_topk", "moe_k", "top_k_experts")
+TOP_K_KEYS = ("num_experts_per_tok", "moe_top_k", "experts_per_token", "moe_topk", "moe_k", "top_k_experts",
+              "num_experts_per_token")
 VOCAB_KEYS = ("vocab_size", "padded_vocab_size", "src_vocab_size")
-NESTED_KEYS = ("text_config", "llm_config", "language_config", "thinker_config")
+NESTED_KEYS = ("text_config", "llm_config", "language_config", "thinker_config", "vlm_config", "encoder_config",
+               "encoder")  # the language model first; else the first stack of a composite config
 ROLES = (DEPTH_KEYS, WIDTH_KEYS, HEADS_KEYS, FFN_KEYS, HEAD_DIM_KEYS, KV_HEADS_KEYS, EXPERTS_KEYS, TOP_K_KEYS, VOCAB_KEYS)
 OTHER_KEYS = (  # read one by one (the role keys above are read as groups)
     "tie_word_embeddings", "feed_forward_proj", "moe_intermediate_size", "n_shared_experts", "shared_expert_intermediate_size",
