@@ -157,6 +157,24 @@ ACCELERATORS: dict[str, Accelerator] = {a.name: a for a in (
 )}
 
 
+# One node (one host) of each accelerator: what a plan without --gpus is costed on (issue 32).
+NODE_GPUS: dict[str, tuple[int, str]] = {
+    "a100-80gb": (8, "DGX A100 / HGX A100 8-GPU (second-hand: vendor pages not reached)"),
+    "h100": (8, "DGX H100: eight H100 GPUs per system (developer.nvidia.com/blog/introducing-nvidia-hgx-h100-"
+                "an-accelerated-server-platform-for-ai-and-high-performance-computing, 'HGX H100 8-GPU')"),
+    "h200": (8, "DGX H200: eight H200 GPUs (second-hand: uvation.com DGX H200 components article)"),
+    "b200": (8, "DGX B200: 8 GPUs, 1,440GB total (the B200 row's own source)"),
+    "mi300x": (8, "AMD Instinct MI300X platform: 8 GPUs (second-hand: vendor page not reached)"),
+    "tpu-v5p": (4, "Cloud TPU v5p: 4 chips per VM host (cloud.google.com/tpu/docs/v5p, VM, host and slice properties)"),
+}
+
+
+def node_gpus(name: str, multiple: int = 1) -> int:
+    """The GPUs of one node of accelerator ``name``, rounded up to a multiple of ``multiple`` (tp x pp)."""
+    size = NODE_GPUS.get(name.strip().lower(), (8, ""))[0]
+    return -(-size // multiple) * multiple
+
+
 def accelerator(name: str) -> Accelerator:
     """The accelerator called ``name`` (case-insensitive); InputError naming the accepted values."""
     from ..errors import InputError

@@ -118,10 +118,11 @@ def _fits(value) -> str:
 def _run_text(p) -> str:
     """The training run a plan's costs assume, in one cell."""
     r = p.run
-    parts = [f"{r['gpu']}", f"{r['gpus']:,} GPUs" if r["gpus"] else "no --gpus", f"tp {r['tp']}", f"pp {r['pp']}",
+    parts = [f"{r['gpu']}", f"{r['gpus']:,} GPUs" + (" (one node: no --gpus)" if r.get("gpus_assumed") else "") if r["gpus"] else "no --gpus", f"tp {r['tp']}", f"pp {r['pp']}",
              f"ZeRO {r['zero']}", f"recompute {r['recompute']}", f"MFU {r['mfu']:g}", f"context {r['context']:,}",
              f"batch {r['batch']}"]
-    tokens = f"{fmt_count(p.tokens)} tokens" if p.tokens is not None else f"no --tokens (ranked at {fmt_count(r['ranking_tokens'])})"
+    tokens = (f"{fmt_count(p.tokens)} tokens" + (" (no --tokens: 20/param, Hoffmann et al. 2022)" if r.get("tokens_assumed") else "")
+              if p.tokens is not None else f"no --tokens (ranked at {fmt_count(r['ranking_tokens'])})")
     return tokens + "; " + ", ".join(parts)
 
 
@@ -146,56 +147,62 @@ def _cost_cells(r) -> list:
             fmt_bytes(get("train_memory_per_gpu_bytes")), _fits(get("fits_on_gpu")), fmt_bytes(get("kv_cache_bytes_per_sequence"))]
 
 
-def plan_tables(plans):
-    """`plan`: the depth band and the pick first (with why), then the evidence, the theory's
-    minimal depth, and the candidates with what each costs."""
+def plan_tables(plans, show_all: bool = False, explain: bool = False):
+    """`plan`: one screen per budget (``screen.plan_screen``: the answer, why, the floor, the ranked
+    candidates in the band); with ``explain`` also the threshold analysis, the evidence, every
+    candidate with its theory and costs, and the notes."""
+    from .screen import plan_screen, screen_width
+
+    width = screen_width()
     for p in plans:
-        lo, hi = p.depth_band
-        rule = "" if p.empirical_depth is None else f" (rule {p.rule}: depth {p.empirical_depth:.1f}, width {p.empirical_width:,.0f} before snapping)"
-        if p.rule_depth_low is not None:
-            rule += (f"; fitted depth {p.empirical_depth:.1f}, 95% interval {p.rule_depth_low:.1f}-{p.rule_depth_high:.1f}"
-                     + ("" if p.rule_in_range else ", budget outside the fitted range") + (", CLAMPED" if p.rule_clamped else ""))
-        summary = [
-            ["budget", f"{fmt_count(p.budget)} parameters ({COUNT_WORDS[p.budget_count]}: {p.budget_count}), {p.arch} block"
-             + ("" if p.budget_source == "params" else f" (from {p.budget_source})")],
-            ["depth band", f"[{lo}, {hi}] (evidence in range, never below the minimal depth {p.min_depth})"],
-            ["recommended", f"{p.recommended_depth}x{p.recommended_width}x{p.recommended_heads}, {p.recommended_kv_heads} KV heads, "
-             f"ffn {p.recommended_ffn:,}: {fmt_count(getattr(p, 'recommended_' + p.budget_count))} ({p.recommended_budget_deviation:+.1%}); "
-             f"rule {p.rule}" + (f", prefer {p.prefer}" if p.rule == "consensus" else "") + rule],
-            ["why", p.why],
-            ["its run", _cost_text(p, "recommended_")],
-            ["recommended tp", _tp_text(p.recommended_tp_sizes)],
-            ["costed under", _run_text(p)],
-            ["minimal depth", f"{p.min_depth} (L* = {p.min_depth_exact:.3f}, where L = log3 d)"],
-            ["planned shape", f"{p.min_depth}x{p.width}x{p.heads}, width exact {p.width_exact:,.1f} ({p.regime} regime); "
-             + _block_text(p)],
-            ["params", f"{COUNT_WORDS[p.budget_count]} {fmt_count(getattr(p, p.budget_count))} ({p.budget_deviation:+.1%} from budget); "
-             f"non-embedding {fmt_count(p.params_nonembedding)}, active {fmt_count(p.params_active)}"
-             + ("" if p.params_embedding is None else f", embeddings {fmt_count(p.params_embedding)}")
-             + f"; 12·L·d² {fmt_count(p.params_12Ld2)}"],
-            ["its run", _cost_text(p)],
-            ["tensor parallel", _tp_text(p.tp_sizes)],
-        ]
-        yield _table(f"Plan for {fmt_count(p.budget)} parameters", ["", ""], summary, show_header=False)
-        yield _table(f"Evidence at {fmt_count(p.budget)} (band [{lo}, {hi}])", ["evidence", "kind", "depth", "width", "in range", "status", "used", "in band"],
-                     ([e["name"], e["kind"], f"{e['depth']:.1f}", f"{e['width']:,.0f}", "yes" if e["in_range"] else "no", e["status"],
-                       "yes" if e["used"] else "no", "yes" if e["in_band"] else "no"] for e in p.evidence),
-                     right={"depth", "width"})
-        days = any(c.train_days is not None for c in p.candidates)
-        yield _table("Candidate shapes and what each costs", ["depth", "width", "heads (KV)", "ffn", "params", "d/L", "tp", "band", "regime",
-                                                              "log3 sep lower", "train FLOPs", "days" if days else "GPU-hours",
-                                                              "memory/GPU", "fits", "KV/seq"],
-                     ([str(c.depth), f"{c.width:,}", f"{c.heads} ({c.kv_heads})", f"{c.ffn:,}",
-                       f"{fmt_count(getattr(c, p.budget_count))} ({c.budget_deviation:+.1%})", f"{c.aspect_ratio:.1f}", _tp_text(c.tp_sizes),
-                       ("pick" if (c.depth, c.width) == (p.recommended_depth, p.recommended_width) else "in" if c.in_band else ""),
-                       c.regime, fmt_log3(c.log3_sep_lower, c.lower_vacuous),
-                       "n/a" if c.train_flops is None else f"{c.train_flops:.3g}",
-                       ("n/a" if c.train_days is None else f"{c.train_days:,.1f}") if days else
-                       ("n/a" if c.train_gpu_hours is None else f"{c.train_gpu_hours:,.0f}"),
-                       fmt_bytes(c.train_memory_per_gpu_bytes), _fits(c.fits_on_gpu), fmt_bytes(c.kv_cache_bytes_per_sequence)]
-                      for c in p.candidates),
-                     right={"depth", "width", "ffn", "params", "d/L", "log3 sep lower", "train FLOPs", "days", "GPU-hours", "memory/GPU", "KV/seq"})
-        yield _notes(p.notes)
+        yield plan_screen(p, width, show_all, explain)
+        if explain:
+            yield from plan_explained(p)
+
+
+def plan_explained(p):
+    """`plan --explain`: the detail behind the first screen."""
+    lo, hi = p.depth_band
+    rule = "" if p.empirical_depth is None else f" (rule {p.rule}: depth {p.empirical_depth:.1f}, width {p.empirical_width:,.0f} before snapping)"
+    if p.rule_depth_low is not None:
+        rule += (f"; fitted depth {p.empirical_depth:.1f}, 95% interval {p.rule_depth_low:.1f}-{p.rule_depth_high:.1f}"
+                 + ("" if p.rule_in_range else ", budget outside the fitted range") + (", CLAMPED" if p.rule_clamped else ""))
+    summary = [
+        ["budget", f"{fmt_count(p.budget)} parameters ({COUNT_WORDS[p.budget_count]}: {p.budget_count}), {p.arch} block"
+         + ("" if p.budget_source == "params" else f" (from {p.budget_source})")],
+        ["rule", f"{p.rule}" + (f", prefer {p.prefer}" if p.rule == "consensus" else "") + rule],
+        ["recommended tp", _tp_text(p.recommended_tp_sizes)],
+        ["costed under", _run_text(p)],
+        ["minimal depth", f"{p.min_depth} (L* = {p.min_depth_exact:.3f}, where L = log3 d)"],
+        ["planned shape", f"{p.min_depth}x{p.width}x{p.heads}, width exact {p.width_exact:,.1f} ({p.regime} regime); "
+         + _block_text(p)],
+        ["params", f"{COUNT_WORDS[p.budget_count]} {fmt_count(getattr(p, p.budget_count))} ({p.budget_deviation:+.1%} from budget); "
+         f"non-embedding {fmt_count(p.params_nonembedding)}, active {fmt_count(p.params_active)}"
+         + ("" if p.params_embedding is None else f", embeddings {fmt_count(p.params_embedding)}")
+         + f"; 12·L·d² {fmt_count(p.params_12Ld2)}"],
+        ["its run", _cost_text(p)],
+        ["tensor parallel", _tp_text(p.tp_sizes)],
+    ]
+    yield _table("Threshold analysis and the run", ["", ""], summary, show_header=False)
+    yield _table(f"Evidence at {fmt_count(p.budget)} (band [{lo}, {hi}])", ["evidence", "kind", "depth", "width", "in range", "status", "used", "in band"],
+                 ([e["name"], e["kind"], f"{e['depth']:.1f}", f"{e['width']:,.0f}", "yes" if e["in_range"] else "no", e["status"],
+                   "yes" if e["used"] else "no", "yes" if e["in_band"] else "no"] for e in p.evidence),
+                 right={"depth", "width"})
+    days = any(c.train_days is not None for c in p.candidates)
+    yield _table("Candidate shapes and what each costs", ["depth", "width", "heads (KV)", "ffn", "params", "d/L", "tp", "band", "regime",
+                                                          "log3 sep lower", "train FLOPs", "days" if days else "GPU-hours",
+                                                          "memory/GPU", "fits", "KV/seq"],
+                 ([str(c.depth), f"{c.width:,}", f"{c.heads} ({c.kv_heads})", f"{c.ffn:,}",
+                   f"{fmt_count(getattr(c, p.budget_count))} ({c.budget_deviation:+.1%})", f"{c.aspect_ratio:.1f}", _tp_text(c.tp_sizes),
+                   ("pick" if (c.depth, c.width) == (p.recommended_depth, p.recommended_width) else "in" if c.in_band else ""),
+                   c.regime, fmt_log3(c.log3_sep_lower, c.lower_vacuous),
+                   "n/a" if c.train_flops is None else f"{c.train_flops:.3g}",
+                   ("n/a" if c.train_days is None else f"{c.train_days:,.1f}") if days else
+                   ("n/a" if c.train_gpu_hours is None else f"{c.train_gpu_hours:,.0f}"),
+                   fmt_bytes(c.train_memory_per_gpu_bytes), _fits(c.fits_on_gpu), fmt_bytes(c.kv_cache_bytes_per_sequence)]
+                  for c in p.candidates),
+                 right={"depth", "width", "ffn", "params", "d/L", "log3 sep lower", "train FLOPs", "days", "GPU-hours", "memory/GPU", "KV/seq"})
+    yield _notes(p.notes)
 
 
 def _hours(value) -> str:

@@ -95,8 +95,12 @@ def emit(records: Any, fmt: str, field: str | None, table: Callable[[Any], Itera
     elif fmt == "csv":
         write_csv(many, buffer)
     else:
-        console = make_console(out, buffer)
+        console = None  # plain text (str) is written as it is: a screen that needs no Rich never loads it
         for renderable in table(records):
+            if isinstance(renderable, str):
+                buffer.write(renderable)
+                continue
+            console = console or make_console(out, buffer)
             console.print(renderable)
     write_output(buffer.getvalue(), out)
 

@@ -39,6 +39,9 @@ def command(
                                         "each budget, computed for all budgets at once: for pipelines over many budgets. "
                                         "No rule, candidates, costs or notes.")] = False,
     rule_file: RuleFile = None,
+    explain: Annotated[bool, typer.Option("--explain", help="After the answer: the threshold analysis, the evidence, every "
+                                          "candidate with its theory and costs, and the notes.")] = False,
+    all_: Annotated[bool, typer.Option("--all", help="List the candidates outside the evidence band too.")] = False,
     gpu: Gpu = "h100",
     gpus: Gpus = None,
     pp: Pp = 1,
@@ -91,7 +94,7 @@ def command(
         warn(line)
     if len(lines) > WARN_EACH:
         warn(f"... and {len(lines) - WARN_EACH:,} more warnings (each plan's JSON record lists its own under 'warnings')")
-    emit(plans, format.value, field, plan_tables)
+    emit(plans, format.value, field, lambda records: plan_tables(records, all_, explain))
 
 
 def _brief(values: list[int], options, source: str, fmt: str, field) -> None:
