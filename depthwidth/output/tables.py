@@ -73,7 +73,34 @@ def _shape_row(r) -> list[str]:
             fmt_log3(r.log3_sep_lower, r.lower_vacuous), fmt_log3(r.log3_sep_upper)]
 
 
+def _said(text: str) -> str:
+    """A plain verdict, wrapped to the table width, said once above the table (issue 32)."""
+    import textwrap
+
+    from .screen import screen_width
+
+    return "\n".join(textwrap.wrap(text, width=max(40, min(screen_width(), 100)), break_on_hyphens=False)) + "\n"
+
+
+REGIME_WORDS = {"depth-efficient": "below the threshold (depth < log3 width): adding a layer provably buys more than widening",
+                "depth-inefficient": "above the threshold (depth > log3 width), the paper's depth-inefficient regime where depth "
+                                     "and width trade evenly, as in most trained models (a regime, not a flaw)",
+                "threshold": "exactly on the threshold (width = 3^depth), where neither theorem applies"}
+
+
+def bounds_verdict(records) -> str:
+    regimes = list(dict.fromkeys(r.regime for r in records))
+    if len(records) == 1:
+        r = records[0]
+        lead = f"{r.depth}x{r.width} is {REGIME_WORDS[r.regime]}"
+    else:
+        lead = "; ".join(f"{sum(r.regime == g for r in records)} shape(s) {REGIME_WORDS[g]}" for g in regimes)
+    return _said(lead + "; the bounds are proven limits on what a network can express (its separation rank, "
+                 "Levine et al. 2020), not predictions of loss.")
+
+
 def bounds_tables(records):
+    yield bounds_verdict(records)
     yield _table("Separation-rank bounds (Levine et al. 2020, Theorems 1-2)", SHAPE_COLUMNS,
                  map(_shape_row, records), right={"params 12Ld²", "log3 d", "log3 sep lower", "log3 sep upper"})
     yield _notes(f"{r.depth}x{r.width}x{r.heads}: {n}" for r in records for n in r.notes)
@@ -238,7 +265,24 @@ def sweep_tables(rows):
                  + ["train each row, fill in the loss column (CSV or JSON), then: depthwidth fit RESULTS --save rule.json"])
 
 
+COMPARE_WORDS = {
+    "deep-more-expressive": "Proven: the deep shape can express functions the shallow one cannot (its separation-rank lower "
+                            "bound clears the other's upper bound by {gap} in log3)",
+    "shallow-more-expressive": "Proven: the shallow shape can express functions the deep one cannot (its separation-rank lower "
+                               "bound clears the other's upper bound by {gap} in log3)",
+    "no-provable-separation": "Nothing is proven either way: the bounds of the two shapes overlap (by {gap} in log3), so "
+                              "the theory says neither can express more, nor that they are equal",
+}
+
+
+def compare_verdict(c) -> str:
+    gap = "an unknown margin" if c.log3_gap is None else f"{abs(c.log3_gap):,.1f}"
+    return _said(COMPARE_WORDS[c.verdict].format(gap=gap) + "; the replicate width below is necessary, not sufficient "
+                 "(narrower cannot match the deep shape, that wide need not).")
+
+
 def compare_tables(c):
+    yield compare_verdict(c)
     rows = [[label] + _shape_row(r) for label, r in (("deep", c.deep), ("shallow", c.shallow))]
     yield _table("Compare", ["", *SHAPE_COLUMNS], rows, right={"params 12Ld²", "log3 d", "log3 sep lower", "log3 sep upper"})
     gap = "n/a" if c.log3_gap is None else f"{c.log3_gap:,.3f}"
@@ -257,15 +301,21 @@ def compare_tables(c):
     yield _notes(c.notes)
 
 
+EQUIV_VERDICT = ("Proven (Levine et al. 2020): a shallower network narrower than the replicate width cannot match the "
+                 "deep network's separation rank and one at the surpass width exceeds it; the replicate width is necessary, "
+                 "not sufficient (a network that size need not perform like the deep one).")
+
+
 def equiv_tables(records):
+    yield _said(EQUIV_VERDICT)
     yield _table("Widths a shallower network needs (Levine et al. 2020, Corollaries 1-2)",
-                 ["deep", "shallow depth", "heads", "replicate width", "its params", "replicate basis", "surpass width",
-                  "its params", "surpass basis"],
+                 ["deep", "shallow depth", "heads", "replicate width", "params there", "replicate basis", "surpass width",
+                  "params at it", "surpass basis"],
                  ([r.deep, str(r.shallow_depth), str(r.shallow_heads),
                    fmt_width(r.replicate_width, r.replicate_log10_width), fmt_log10_count(r.replicate_log10_params),
                    r.replicate_basis or "n/a", fmt_width(r.surpass_width, r.surpass_log10_width),
                    fmt_log10_count(r.surpass_log10_params), r.surpass_basis or "n/a"] for r in records),
-                 right={"shallow depth", "heads", "replicate width", "its params", "surpass width", "its params"})
+                 right={"shallow depth", "heads", "replicate width", "params there", "surpass width", "params at it"})
     yield _notes(f"{r.deep} at depth {r.shallow_depth}: {n}" for r in records for n in r.notes)
 
 
