@@ -249,7 +249,7 @@ def sweep_tables(rows):
                 styled(f"{r.budget_deviation:+.1%}" + ("" if r.within_tolerance else " !"), None if r.within_tolerance else "yellow"),
                 f"{r.aspect_ratio:.1f}", _tp_text(r.tp_sizes)]
         if costs:  # the per-token columns give way to the run's (JSON and CSV keep both)
-            line += [_hours(r.train_gpu_hours), _hours(r.train_days), f"{r.train_memory_per_gpu_bytes / 2**30:,.1f} GiB",
+            line += [_hours(r.train_gpu_hours), _hours(r.train_days), f"{r.train_memory_per_gpu_bytes / 1e9:,.1f} GB",
                      "yes" if r.fits_on_gpu else styled("no", "yellow")]
         else:
             line += [fmt_count(r.flops_per_token), "n/a" if r.kv_bytes_per_token is None else f"{r.kv_bytes_per_token:,}", r.regime]
@@ -343,6 +343,15 @@ def _count_rows(r) -> list:
             row("params_12Ld2 (the paper's 12·L·d²)", r.params_12Ld2)]
 
 
+def _flops_row(r, context: int) -> list[str]:
+    """One training FLOPs per token: with a run, the one its total is made of (logits included,
+    ``train_flops_per_token``), else the stack's own (``flops_per_token``); issue 32."""
+    per_token = getattr(r, "train_flops_per_token", None)
+    if per_token is not None:
+        return [f"training FLOPs per token (T={context}, with logits)", fmt_count(per_token)]
+    return [f"training FLOPs per token (T={context}, stack)", "n/a" if r.flops_per_token is None else fmt_count(r.flops_per_token)]
+
+
 def inspect_tables(records):
     from ..arch.blocks import DEFAULT_CONTEXT
 
@@ -353,7 +362,7 @@ def inspect_tables(records):
              + (f"; {r.experts} experts, top-{r.top_k}" if r.experts else "")],
             ["decoder layers", str(r.decoder_depth) if r.decoder_depth else "none (not an encoder-decoder)"],
             *_count_rows(r),
-            [f"training FLOPs per token (T={DEFAULT_CONTEXT})", "n/a" if r.flops_per_token is None else fmt_count(r.flops_per_token)],
+            _flops_row(r, DEFAULT_CONTEXT),
             ["KV cache per token (16-bit)", "n/a" if r.kv_bytes_per_token is None else f"{r.kv_bytes_per_token:,} bytes"],
             ["tensor-parallel degrees", "n/a" if r.tp_sizes is None else ", ".join(map(str, r.tp_sizes))],
             ["regime", f"{r.regime} (log3 d = {r.threshold_depth:.3f})"],
