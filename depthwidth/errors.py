@@ -22,6 +22,17 @@ class InputError(ValueError):
         return InputError(self.what, self.value, self.accepted, where)
 
 
+def not_one_of(what: str, value: object, accepted) -> InputError:
+    """The error for a name not among ``accepted``: "did you mean" the closest one (difflib), then
+    every accepted name (issue 32: a misspelt --field, --arch, --gpu or --rule)."""
+    import difflib
+
+    accepted = [str(a) for a in accepted]
+    close = difflib.get_close_matches(str(value).strip().lower(), [a.lower() for a in accepted], n=1, cutoff=0.6)
+    hint = next((f"did you mean '{a}'? " for a in accepted if close and a.lower() == close[0]), "")
+    return InputError(what, value, hint + "expected one of " + ", ".join(accepted))
+
+
 class EnvironmentFailure(RuntimeError):
     """Standard input or output cannot be used (closed, full, unwritable): exit 1, one line,
     ``cannot read standard input: ...`` or ``cannot write output: ...``."""

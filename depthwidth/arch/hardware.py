@@ -177,9 +177,9 @@ def node_gpus(name: str, multiple: int = 1) -> int:
 
 def accelerator(name: str) -> Accelerator:
     """The accelerator called ``name`` (case-insensitive); InputError naming the accepted values."""
-    from ..errors import InputError
+    from ..errors import not_one_of
 
     found = ACCELERATORS.get(name.strip().lower()) if isinstance(name, str) else None
     if found is None:
-        raise InputError("--gpu", name, "expected one of " + ", ".join(ACCELERATORS))
+        raise not_one_of("--gpu", name, ACCELERATORS)
     return found

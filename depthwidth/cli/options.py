@@ -32,7 +32,9 @@ class GroupBy(str, Enum):
 
 
 Fmt = Annotated[Format, typer.Option("--format", "-f", case_sensitive=False, help="table for people; json, jsonl or csv for pipelines.")]
-Field = Annotated[Optional[str], typer.Option("--field", help="Print only this field's value(s), one per line (dotted for nested: deep.regime).")]
+Field = Annotated[Optional[List[str]], typer.Option("--field", help="Print only this field's value(s), one line per record (dotted for "
+                                                                       "nested: deep.regime). Repeatable: the fields of a record "
+                                                                       "tab-separated, in the order given.")]
 Reading = Annotated[C2Reading, typer.Option("--c2-reading", case_sensitive=False,
                                             help="Theorem 2's constant c2: consistent (default) or literal (the paper's print read "
                                                  "literally; negative and non-monotone just below d = 3^L). See docs/theory.md.")]

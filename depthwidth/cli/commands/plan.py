@@ -90,11 +90,33 @@ def command(
             lines.append(f"--multiple {multiple:,} is larger than the ideal width {p.width_exact:,.0f} for {p.budget:.3g} "
                          f"parameters: the width is rounded up to {p.width:,}, {p.budget_deviation + 1:.3g}x the budget")
         lines += p.warnings
+    lines = [line for line in lines if _asked(line, field)]  # every one stays in the record's warnings
     for line in lines[:WARN_EACH]:  # many budgets must not flood stderr: the rest are in each record's warnings
         warn(line)
     if len(lines) > WARN_EACH:
         warn(f"... and {len(lines) - WARN_EACH:,} more warnings (each plan's JSON record lists its own under 'warnings')")
     emit(plans, format.value, field, lambda records: plan_tables(records, all_, explain))
+
+
+PLANNED_FIELDS = {"min_depth", "min_depth_exact", "width_exact", "width", "heads", "kv_heads", "head_dim", "ffn", "params_12Ld2",
+                  "params_nonembedding", "params_active", "params_embedding", "params_with_embeddings", "budget_deviation",
+                  "tp_sizes", "regime", "warnings"}
+
+
+def _asked(line: str, field) -> bool:
+    """Whether a warning concerns what --field selects (issue 32): one about the minimal-depth
+    shape only when a field of that shape is asked for, one about the recommended shape only when
+    a recommended_* field (or why, depth_band, candidates) is; without --field every warning."""
+    from ...output.records import field_list
+
+    names = field_list(field)
+    if names is None:
+        return True
+    if "the planned shape" in line or "larger than the ideal width" in line:
+        return any(n in PLANNED_FIELDS for n in names)
+    if "recommended" in line or "evidence band" in line:
+        return any(n.startswith("recommended_") or n in ("why", "depth_band", "candidates", "warnings") for n in names)
+    return True
 
 
 def _brief(values: list[int], options, source: str, fmt: str, field) -> None:
