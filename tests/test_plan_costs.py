@@ -71,7 +71,7 @@ def test_llama_7b_on_512_h100s_costs_every_candidate():
         assert c["fits_on_gpu"] is (memory <= 80e9)
         assert c["kv_cache_bytes_per_sequence"] == 2 * L * c["kv_heads"] * 128 * 2 * s
     table = run(["plan", "--params", "7e9", "--tokens", "2e12", "--arch", "llama", "--tp", "8", "--gpus", "512", "--explain"], ).stdout
-    for words in ("train FLOPs", "days", "memory/GPU", "KV/seq", "depth band", "why", "Evidence"):
+    for words in ("train FLOPs", "days", "memory/GPU", "KV/seq", "band [", "why", "Evidence"):
         assert words in table
 
 
@@ -260,7 +260,7 @@ def test_rule_file_depth_comes_with_its_interval(tmp_path):
         assert (record["rule_depth_low"], record["rule_depth_high"]) == pytest.approx((depth * math.exp(-half), depth * math.exp(half)))
         assert record["rule_in_range"] is inside and record["rule_clamped"] is False
         assert any(("outside the fitted sizes" in n) is not inside for n in record["notes"] if n.startswith("rule file:"))
-    table = run(["plan", "--params", "1e12", "--rule-file", path]).stdout
+    table = run(["plan", "--params", "1e12", "--rule-file", path, "--explain"]).stdout
     assert "95% interval" in table and "outside the fitted range" in table
 
 

@@ -64,6 +64,9 @@ CheckTp = Annotated[Optional[int], typer.Option("--tp", help="Warn for every sha
 CheckMultiple = Annotated[Optional[int], typer.Option("--multiple", help="Warn for every shape whose width is not a multiple of this.", min=1, max=1 << 20)]
 
 Out = Annotated[str, typer.Option("--out", "-o", help="Output file: .png (150 dpi) or .svg.")]
+PlotTo = Annotated[Optional[str], typer.Option("--plot", help="Also draw the candidates to this .png or .svg file (depth against "
+                                                              "loss penalty or days, the band shaded, the pick marked, published "
+                                                              "models as points); needs the plot extra.")]
 GroupByOf = Annotated[GroupBy, typer.Option("--group-by", help="Group runs by parameter count (the params column) or by "
                                                                "training FLOPs (a flops column, or flops_per_token x tokens).")]
 Bootstrap = Annotated[int, typer.Option("--bootstrap", min=20, max=100_000, help="Bootstrap resamples per group for the intervals.")]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import textwrap
 
-from .tables import fmt_count
+from .formats import fmt_count
 
 LABEL = 8  # the width of the left-hand labels ("answer", "run", "why", "floor")
 

@@ -7,7 +7,7 @@ from ...arch.blocks import DEFAULT_CONTEXT
 from ...arch.hardware import DEFAULT_MULTIPLE
 from ..inputs import plan_options
 from ..notices import WARN_EACH, warn
-from ..options import (Arch, Batch, C2Reading, Context, Count, CountOf, Experts, FfnMult, FfnMultiple, Field, Fmt, Format, Gated,
+from ..options import (PlotTo, Arch, Batch, C2Reading, Context, Count, CountOf, Experts, FfnMult, FfnMultiple, Field, Fmt, Format, Gated,
                        Gpu, Gpus, HeadDim, KvHeads, MfuText, Multiple, Params, Pp, Prefer, Reading, Recompute, Rule,
                        RuleFile, Tied, Tokens, TopK, Tp, Vocab, Zero)
 
@@ -42,6 +42,7 @@ def command(
     explain: Annotated[bool, typer.Option("--explain", help="After the answer: the threshold analysis, the evidence, every "
                                           "candidate with its theory and costs, and the notes.")] = False,
     all_: Annotated[bool, typer.Option("--all", help="List the candidates outside the evidence band too.")] = False,
+    plot: PlotTo = None,
     gpu: Gpu = "h100",
     gpus: Gpus = None,
     pp: Pp = 1,
@@ -74,6 +75,11 @@ def command(
     if choice not in PREFERENCES:
         raise InputError("--prefer", prefer, "expected one of " + ", ".join(PREFERENCES))
     options = replace(options, prefer=choice, run=run_spec(None, gpu, gpus, tp, pp, zero, recompute, mfu, context, batch))
+    if plot is not None:  # checked before any work: a bad path or no matplotlib fails at once
+        from ...output.plot import check_output_path, require_matplotlib
+
+        require_matplotlib()
+        check_output_path(plot)
     if brief:
         return _brief(given.values, options, given.source, format.value, field)
     if len(given.values) > BRIEF_HINT:
@@ -95,6 +101,13 @@ def command(
         warn(line)
     if len(lines) > WARN_EACH:
         warn(f"... and {len(lines) - WARN_EACH:,} more warnings (each plan's JSON record lists its own under 'warnings')")
+    if plot is not None:
+        from ...output.plot import save_figure
+        from ...output.plot_plan import plan_figure
+
+        if len(plans) != 1:
+            raise InputError("--plot", plot, f"draws one budget's plan; {len(plans)} budgets were given")
+        save_figure(plan_figure(plans[0]), plot)
     emit(plans, format.value, field, lambda records: plan_tables(records, all_, explain))
 
 
