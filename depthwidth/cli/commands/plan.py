@@ -64,7 +64,6 @@ def command(
     from ...errors import InputError
     from ...advice.evidence import PREFERENCES
     from ...output import emit
-    from ...output.tables import plan_rules_tables, plan_tables
     from ...advice.planner import plan as make_plan
     from ..training import budgets_with_tokens, run_spec
 
@@ -87,6 +86,7 @@ def command(
              "--brief gives the threshold rule's answer for all of them at once")
     if rules:
         from ...advice.rule_table import rule_shapes
+        from ...output.tables import plan_rules_tables
 
         return emit([row for b in given.values for row in rule_shapes(b, options)], format.value, field, plan_rules_tables)
     plans = [make_plan(b, options, given.source, t) for b, t in zip(given.values, given.tokens)]
@@ -108,7 +108,14 @@ def command(
         if len(plans) != 1:
             raise InputError("--plot", plot, f"draws one budget's plan; {len(plans)} budgets were given")
         save_figure(plan_figure(plans[0]), plot)
-    emit(plans, format.value, field, lambda records: plan_tables(records, all_, explain))
+    emit(plans, format.value, field, lambda records: _tables(records, all_, explain))
+
+
+def _tables(records, show_all: bool, explain: bool):
+    """The plan's table (imported only when a table is printed: JSON, CSV and --field never load it)."""
+    from ...output.tables import plan_tables
+
+    return plan_tables(records, show_all, explain)
 
 
 PLANNED_FIELDS = {"min_depth", "min_depth_exact", "width_exact", "width", "heads", "kv_heads", "head_dim", "ffn", "params_12Ld2",
