@@ -22,6 +22,22 @@ class InputError(ValueError):
         return InputError(self.what, self.value, self.accepted, where)
 
 
+def not_one_of(what: str, value: object, accepted) -> InputError:
+    """The error for a name not among ``accepted``: "did you mean" the closest one (difflib), then
+    every accepted name (issue 32: a misspelt --field, --arch, --gpu or --rule)."""
+    import difflib
+
+    accepted = [str(a) for a in accepted]
+    close = difflib.get_close_matches(str(value).strip().lower(), [a.lower() for a in accepted], n=1, cutoff=0.6)
+    hint = next((f"did you mean '{a}'?" for a in accepted if close and a.lower() == close[0]), "")
+    if hint and len(accepted) > 20:  # a long list would bury the near miss: its level only (top, or its parent's)
+        parent = str(value).rpartition(".")[0]
+        shown = [a for a in accepted if "." not in a or (parent and a.rpartition(".")[0] == parent)]
+        return InputError(what, value, f"{hint} expected one of " + ", ".join(shown)
+                          + (" (and nested names: the JSON output shows them)" if len(shown) < len(accepted) else ""))
+    return InputError(what, value, (hint + " " if hint else "") + "expected one of " + ", ".join(accepted))
+
+
 class EnvironmentFailure(RuntimeError):
     """Standard input or output cannot be used (closed, full, unwritable): exit 1, one line,
     ``cannot read standard input: ...`` or ``cannot write output: ...``."""

@@ -76,7 +76,7 @@ def test_plan_flops_and_tokens_say_their_source():
 
 
 def test_plan_table_shows_the_key_numbers():
-    out = run(["plan", "--params", "1e9"])
+    out = run(["plan", "--params", "1e9", "--explain"])
     assert out.code == 0 and out.stderr == ""
     for text in ("minimal depth", "7.390", "3,200", "3,227.5", "50", "40.2", "1,439", "Candidate shapes",
                  "depth-inefficient", "Kaplan"):

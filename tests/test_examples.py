@@ -47,3 +47,21 @@ def test_compare_models_example():
     assert result.returncode == 0, result.stderr
     assert "GPT-3 175B" in result.stdout and "deeper than the fit's 80 layers" in result.stdout
     assert "3-layer replicate width for BERT-base:" in result.stdout
+
+
+def _readme():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("readme_examples", EXAMPLES.parent / "docs" / "readme_examples.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+README_EXAMPLES = _readme().examples((EXAMPLES.parent / "README.md").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("command,printed", README_EXAMPLES, ids=[c.split(" depthwidth ")[-1][:40] for c, _ in README_EXAMPLES])
+def test_readme_example_prints_what_the_readme_shows(command, printed):
+    """Each worked example of the README, run as written (python docs/readme_examples.py rewrites them)."""
+    assert _readme().run(command) == printed

@@ -145,7 +145,7 @@ def test_field_spells_lists_as_csv_does():
 
 BOX = re.compile(r"[\s│┃┆┇┊┋║|─━┏┓┗┛┡┩┠┨┯┷┳┻╇╋┼┬┴├┤┌┐└┘]+")
 TABLE_COMMANDS = [
-    ["plan", "--params", "7e9", "--arch", "llama"],
+    ["plan", "--params", "7e9", "--arch", "llama", "--explain", "--all"],  # every candidate's numbers (issue 32)
     ["sweep", "--params", "1e9"],
     ["plan", "--params", "7e9", "--rules"],
     ["rules"],
@@ -273,7 +273,7 @@ main()
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-@pytest.mark.parametrize("module, argv", [("typer", ["plan", "--params", "1e9"]), ("rich", ["plan", "--params", "1e9"]),
+@pytest.mark.parametrize("module, argv", [("typer", ["plan", "--params", "1e9"]), ("rich", ["plan", "--params", "1e9", "--explain"]),
                                            ("numpy", ["certify", "2x4x1", "-m", "2"])])
 def test_a_signal_while_importing_exits_cleanly(tmp_path, signum, module, argv):
     """Ctrl-C during `import typer` (start-up) printed a KeyboardInterrupt traceback in 0.2.0."""

@@ -49,7 +49,8 @@ def test_chinchilla_sized_plan_totals_six_n_d():
         expected = paper_flops_per_token(shape["depth"], shape["width"]) * 1.4e12
         assert shape["train_flops"] == pytest.approx(expected, rel=1e-12)
         assert shape["train_gpu_hours"] == pytest.approx(expected / (H100_BF16 * 0.4) / 3600, rel=1e-12)
-        assert shape["train_days"] is None  # no --gpus
+        assert shape["train_days"] == pytest.approx(shape["train_gpu_hours"] / 8 / 24, rel=1e-12)  # no --gpus: one 8-GPU node
+    assert record["run"]["gpus"] == 8 and record["run"]["gpus_assumed"] is True
     rec = next(c for c in record["candidates"] if (c["depth"], c["width"]) == (record["recommended_depth"], record["recommended_width"]))
     assert record["recommended_train_flops"] == rec["train_flops"]
 
@@ -69,8 +70,8 @@ def test_llama_7b_on_512_h100s_costs_every_candidate():
         assert c["train_memory_per_gpu_bytes"] == pytest.approx(memory, abs=4)
         assert c["fits_on_gpu"] is (memory <= 80e9)
         assert c["kv_cache_bytes_per_sequence"] == 2 * L * c["kv_heads"] * 128 * 2 * s
-    table = run(["plan", "--params", "7e9", "--tokens", "2e12", "--arch", "llama", "--tp", "8", "--gpus", "512"], ).stdout
-    for words in ("train FLOPs", "days", "memory/GPU", "KV/seq", "depth band", "why", "Evidence"):
+    table = run(["plan", "--params", "7e9", "--tokens", "2e12", "--arch", "llama", "--tp", "8", "--gpus", "512", "--explain"], ).stdout
+    for words in ("train FLOPs", "days", "memory/GPU", "KV/seq", "band [", "why", "Evidence"):
         assert words in table
 
 
@@ -86,15 +87,23 @@ def test_seven_billion_llama_band_holds_the_pick():
     assert lo <= 40 and hi <= 2 * lo
 
 
-def test_cost_fields_are_null_without_what_they_need():
-    record, _ = plan_json("--params", "1e9")  # no training length: nothing that needs one
+def test_costs_without_tokens_or_gpus_are_at_the_stated_assumptions():
+    """Issue 32: no n/a. Without --tokens every cost is at 20 tokens per parameter (Hoffmann et al.
+    2022); without --gpus on one node of the accelerator (8 H100s), and the record says both."""
+    record, _ = plan_json("--params", "1e9")
     for shape in [{**record, "depth": record["min_depth"]}, *record["candidates"]]:
-        assert shape["tokens"] is shape["train_flops"] is shape["train_gpu_hours"] is shape["train_days"] is None
+        assert shape["tokens"] == 20 * 1e9
+        assert shape["train_flops"] == pytest.approx(paper_flops_per_token(shape["depth"], shape["width"]) * 2e10, rel=1e-12)
+        assert shape["train_days"] == pytest.approx(shape["train_flops"] / (H100_BF16 * 0.4) / 3600 / 8 / 24, rel=1e-12)
         assert shape["train_memory_per_gpu_bytes"] > 0 and shape["kv_cache_bytes_per_sequence"] == 4 * shape["depth"] * shape["width"] * 2048
     assert record["run"]["tokens_assumed"] is True and record["run"]["ranking_tokens"] == 20 * 1e9
-    assert any("no --tokens" in n for n in record["notes"])
-    record, _ = plan_json("--params", "1e9", "--tokens", "2e10")  # a length, no --gpus: GPU-hours, no days
-    assert record["train_gpu_hours"] > 0 and record["train_days"] is None
+    assert record["run"]["gpus_assumed"] is True and record["run"]["gpus"] == 8 and record["run"]["data_parallel"] == 8
+    assert any("no --tokens" in n for n in record["notes"]) and any("no --gpus" in n for n in record["notes"])
+    record, _ = plan_json("--params", "1e9", "--tokens", "2e10", "--gpus", "16")  # both given: nothing assumed
+    assert record["run"]["tokens_assumed"] is False and record["run"]["gpus_assumed"] is False
+    assert record["train_days"] == pytest.approx(record["train_gpu_hours"] / 16 / 24, rel=1e-12)
+    record, _ = plan_json("--params", "1e9", "--gpu", "tpu-v5p", "--tp", "8")  # a 4-chip host, rounded up to tp 8
+    assert record["run"]["gpus"] == 8
     record, _ = plan_json("--flops", "1.2e20")  # compute-optimal: N = sqrt(C/120) = 1e9, D = 20·N
     assert record["budget"] == 10**9 and record["tokens"] == 2e10
 
@@ -251,7 +260,7 @@ def test_rule_file_depth_comes_with_its_interval(tmp_path):
         assert (record["rule_depth_low"], record["rule_depth_high"]) == pytest.approx((depth * math.exp(-half), depth * math.exp(half)))
         assert record["rule_in_range"] is inside and record["rule_clamped"] is False
         assert any(("outside the fitted sizes" in n) is not inside for n in record["notes"] if n.startswith("rule file:"))
-    table = run(["plan", "--params", "1e12", "--rule-file", path]).stdout
+    table = run(["plan", "--params", "1e12", "--rule-file", path, "--explain"]).stdout
     assert "95% interval" in table and "outside the fitted range" in table
 
 

@@ -147,3 +147,9 @@ def test_commands_without_a_budget_never_load_the_planner(argv):
 def test_plan_loads_the_planner():
     """The check above can fail."""
     assert "depthwidth.advice.planner" in main_modules(["plan", "--params", "1e9", "--format", "json"])
+
+
+def test_plan_screen_needs_no_rich():
+    """Issue 32: the default plan screen is plain text; Rich loads only for --explain's tables."""
+    assert "rich" not in cli_modules(["plan", "--params", "1e9"])
+    assert "rich" in cli_modules(["plan", "--params", "1e9", "--explain"])

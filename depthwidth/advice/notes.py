@@ -66,10 +66,11 @@ def advice(budget, options, theory, planned, recommended, optimum, rule, candida
         warnings.append(f"--pp {spec.pp} does not divide the recommended depth {rec.depth}: the most loaded pipeline "
                         f"stage holds {-(-rec.depth // spec.pp)} layers")
     if not cost.tokens_given:
-        notes.append(f"no --tokens: the shapes were ranked at the compute-optimal {cost.ranking.tokens:.3g} tokens "
-                     "(20 per parameter, Hoffmann et al. 2022); training FLOPs, GPU-hours and days are not printed")
-    elif spec.gpus is None:
-        notes.append("no --gpus: GPU-hours given, wall-clock days not (train_days is null)")
+        notes.append(f"no --tokens: every cost is at the compute-optimal {cost.ranking.tokens:.3g} tokens "
+                     "(20 per parameter, Hoffmann et al. 2022), the length the shapes were ranked at")
+    if not cost.gpus_given:
+        notes.append(f"no --gpus: costed on one node, {cost.ranking.gpus} x {spec.gpu} (data parallel "
+                     f"{cost.ranking.dp}); days scale as 1/GPUs")
     if cost.costs(rec).fits_on_gpu is False:
         notes.append(f"the recommended shape needs {cost.costs(rec).train_memory_per_gpu_bytes / 1e9:.1f} GB per GPU to train, "
                      f"more than the {spec.hardware.label}'s memory: raise --tp, --pp or --zero, or recompute more")

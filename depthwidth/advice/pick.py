@@ -6,7 +6,8 @@ the band [lo, hi] comes from the in-range evidence at the budget (``evidence.dep
 candidates are valid snapped shapes (``snapping.snap_width``) at the depths of the band; the pick is
 the cheapest of them by ``costs.run_costs`` under the plan's run (``--prefer``). Without a training
 length the ranking assumes the compute-optimal 20 tokens per parameter (Hoffmann et al. 2022), and
-the plan's notes say so; the printed cost fields that need a length stay null.
+without a GPU count one node of the accelerator (``hardware.node_gpus``); the printed costs are the
+ones ranked by, at those assumptions (``run.tokens_assumed``, ``run.gpus_assumed`` say so; issue 32).
 """
 from __future__ import annotations
 
@@ -23,12 +24,13 @@ MOST_WIDTHS = 8  # valid widths tried per depth of the band, nearest the budget'
 
 @dataclass(frozen=True)
 class Costing:
-    """The run every shape of a plan is costed under: ``spec`` as given (tokens may be None) and
-    ``ranking``, the same run at the assumed length when none was given."""
+    """The run every shape of a plan is costed under: ``spec`` as given (tokens, gpus may be None) and
+    ``ranking``, the same run at the assumed length and on one node when they were not given."""
 
     spec: object
     ranking: object
     tokens_given: bool
+    gpus_given: bool = True
 
     def costs(self, arch):
         """run_costs of ``arch`` under the ranking spec (memoized per shape)."""
@@ -53,7 +55,7 @@ class Costing:
         """The shape record's cost fields (``run_records.COST_FIELDS``)."""
         from ..cost.fields import cost_fields
 
-        return cost_fields(self.costs(arch), self.tokens_given)
+        return cost_fields(self.costs(arch))
 
 
 def costing(run, budget: int, tokens: float | None, context: int) -> Costing:
@@ -61,9 +63,13 @@ def costing(run, budget: int, tokens: float | None, context: int) -> Costing:
     with ``tokens`` (None: no training length; ranking at 20 tokens per parameter)."""
     from ..cost.run import RunSpec
 
+    from ..arch.hardware import node_gpus
+
     spec = replace(run or RunSpec(), context=context, tokens=tokens)
     ranking = spec if tokens is not None else replace(spec, tokens=float(TOKENS_PER_PARAM * budget))
-    return Costing(spec, ranking, tokens is not None)
+    if spec.gpus is None:
+        ranking = replace(ranking, gpus=node_gpus(spec.gpu, spec.tp * spec.pp))
+    return Costing(spec, ranking, tokens is not None, spec.gpus is not None)
 
 
 def band_depths(lo: int, hi: int, most: int = MOST_BAND_DEPTHS) -> list[int]:

@@ -376,9 +376,10 @@ def evidence_records(band) -> list[dict]:
 
 
 def run_record(cost) -> dict:
-    """The plan's ``run``: the options every shape was costed under, and the length ranked at."""
-    spec = cost.spec
-    return dict(gpu=spec.gpu, gpus=spec.gpus, tp=spec.tp, pp=spec.pp, zero=spec.zero, recompute=spec.recompute,
+    """The plan's ``run``: the options every shape was costed under (on one node when ``gpus_assumed``),
+    and the length ranked at (``tokens_assumed``: the compute-optimal 20 per parameter)."""
+    spec = cost.ranking
+    return dict(gpu=spec.gpu, gpus=spec.gpus, gpus_assumed=not cost.gpus_given, tp=spec.tp, pp=spec.pp, zero=spec.zero, recompute=spec.recompute,
                 sequence_parallel=spec.sequence_parallel, mfu=spec.mfu, context=spec.context, batch=spec.batch,
                 micro_batch=spec.micro_batch, data_parallel=spec.dp, ranking_tokens=cost.ranking.tokens,
                 tokens_assumed=not cost.tokens_given)

@@ -25,7 +25,7 @@ from typing import Callable
 
 from . import published as P
 from ..budgets import FLOPS_PER_PARAM_TOKEN, TOKENS_PER_PARAM
-from ..errors import InputError
+from ..errors import InputError, not_one_of
 
 THEORY, FIT, PRACTICE, GUARD = "theory", "fit", "practice", "guard"
 KINDS = (THEORY, FIT, PRACTICE, GUARD)
@@ -438,7 +438,7 @@ def get_rule(name: str) -> Rule:
     try:
         return REGISTRY[name]
     except (KeyError, TypeError):
-        raise InputError("rule", name, "expected one of " + ", ".join(REGISTRY)) from None
+        raise not_one_of("rule", name, REGISTRY) from None
 
 
 def empirical_optimum(budget: float) -> tuple[float, float]:

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import InputError
+from ..errors import InputError, not_one_of
 
 DEFAULT_CONTEXT = 2048  # T of flops_per_token: GPT-3's and PaLM's training context
 
@@ -453,7 +453,7 @@ def preset(name: str) -> Preset:
     """The preset called ``name`` (case-insensitive)."""
     found = PRESETS.get(name.strip().lower()) if isinstance(name, str) else None
     if found is None:
-        raise InputError("--arch", name, "expected one of " + ", ".join(PRESETS))
+        raise not_one_of("--arch", name, PRESETS)
     return found
 
 

@@ -205,13 +205,26 @@ SYSTEM_SOURCES = {
 }
 
 
+TPU_HOST_CHIPS = 4  # Cloud TPU v5p: 4 chips per VM host (cloud.google.com/tpu/docs/v5p, "VM, host and slice properties")
+
+
+def node_gpus(name, multiple: int = 1) -> int:
+    """The GPUs of one node (one host) of accelerator ``name`` (or an Accelerator), rounded up to a
+    multiple of ``multiple`` (tp x pp): what a run without --gpus is costed on (issues 30, 32).
+    ``gpus_per_node`` (SYSTEM_SOURCES) is the node for GPUs; a TPU's is its ICI slice, so one host's
+    4 chips stand for its node."""
+    hw = accelerator(name) if isinstance(name, str) else name
+    size = hw.gpus_per_node if hw.gpus_per_node <= 8 else TPU_HOST_CHIPS
+    return -(-size // multiple) * multiple
+
+
 def accelerator(name: str) -> Accelerator:
     """The accelerator called ``name`` (case-insensitive, a few aliases such as h100-sxm); InputError
     naming the accepted values."""
-    from ..errors import InputError
+    from ..errors import not_one_of
 
     key = name.strip().lower() if isinstance(name, str) else None
     found = ACCELERATORS.get(ALIASES.get(key, key)) if key is not None else None
     if found is None:
-        raise InputError("--gpu", name, "expected one of " + ", ".join(ACCELERATORS))
+        raise not_one_of("--gpu", name, ACCELERATORS)
     return found

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import Callable, Optional
 
-from ..errors import EnvironmentFailure, InputError
+from ..errors import EnvironmentFailure, InputError, not_one_of
 from .notices import WARN_EACH, warn
 
 MAX_GRID_ROWS = 10**8
@@ -179,7 +179,7 @@ def plan_options(arch, kv_heads, head_dim, ffn_mult, gated, experts, top_k, voca
 
     name = arch.strip().lower()
     if name not in PRESETS:
-        raise InputError("--arch", arch, "expected one of " + ", ".join(PRESETS))
+        raise not_one_of("--arch", arch, PRESETS)
     if ffn_mult is not None:
         ffn_mult = bounded_number(ffn_mult, "--ffn-mult", 64, "expected a positive multiplier up to 64, such as 1.3")
     given = dict(kv_heads=kv_heads, head_dim=head_dim, ffn_mult=ffn_mult, gated=gated, experts=experts, top_k=top_k,

@@ -32,7 +32,9 @@ class GroupBy(str, Enum):
 
 
 Fmt = Annotated[Format, typer.Option("--format", "-f", case_sensitive=False, help="table for people; json, jsonl or csv for pipelines.")]
-Field = Annotated[Optional[str], typer.Option("--field", help="Print only this field's value(s), one per line (dotted for nested: deep.regime).")]
+Field = Annotated[Optional[List[str]], typer.Option("--field", help="Print only this field's value(s), one line per record (dotted for "
+                                                                       "nested: deep.regime). Repeatable: the fields of a record "
+                                                                       "tab-separated, in the order given.")]
 Reading = Annotated[C2Reading, typer.Option("--c2-reading", case_sensitive=False,
                                             help="Theorem 2's constant c2: consistent (default) or literal (the paper's print read "
                                                  "literally; negative and non-monotone just below d = 3^L). See docs/theory.md.")]
@@ -62,6 +64,9 @@ CheckTp = Annotated[Optional[int], typer.Option("--tp", help="Warn for every sha
 CheckMultiple = Annotated[Optional[int], typer.Option("--multiple", help="Warn for every shape whose width is not a multiple of this.", min=1, max=1 << 20)]
 
 Out = Annotated[str, typer.Option("--out", "-o", help="Output file: .png (150 dpi) or .svg.")]
+PlotTo = Annotated[Optional[str], typer.Option("--plot", help="Also draw the candidates to this .png or .svg file (depth against "
+                                                              "loss penalty or days, the band shaded, the pick marked, published "
+                                                              "models as points); needs the plot extra.")]
 GroupByOf = Annotated[GroupBy, typer.Option("--group-by", help="Group runs by parameter count (the params column) or by "
                                                                "training FLOPs (a flops column, or flops_per_token x tokens).")]
 Bootstrap = Annotated[int, typer.Option("--bootstrap", min=20, max=100_000, help="Bootstrap resamples per group for the intervals.")]

@@ -26,14 +26,9 @@ class Cluster:
     batch: int = 1
 
 
-def node_gpus(hw) -> int:
-    """GPUs of one node (a TPU v5p host: 4 chips)."""
-    return min(hw.gpus_per_node, 8) if hw.gpus_per_node <= 8 else 4
-
-
 def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
     """The cost record of ``arch`` on ``cluster`` (see docs/performance.md for every field)."""
-    from ..arch.hardware import accelerator
+    from ..arch.hardware import accelerator, node_gpus
     from .layout import default_global_batch, search
     from .run import train_flops_per_token
 

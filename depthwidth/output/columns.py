@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 
-from ..errors import InputError
 from .guard import write_output
 from .records import json_text, scalar_text
 from .stream import _csv_cell, _join_rows
@@ -50,12 +49,13 @@ def write_columns(columns: dict[str, list], fmt: str, field: str | None, out) ->
     """The rows of ``columns`` in ``fmt`` (json, jsonl or csv) or only ``field``, written at once."""
     import numpy as np
 
+    from .records import check_names
+
     names = list(columns)
-    if field is not None and field not in names:
-        raise InputError("--field", field, "expected one of " + ", ".join(names))
+    chosen = check_names(field, names)
     rows = len(columns[names[0]]) if names else 0
-    if field is not None:
-        text = "".join(c + "\n" for c in _spelled(columns[field], "field"))
+    if chosen is not None:
+        text = "".join("\t".join(cells) + "\n" for cells in zip(*(_spelled(columns[n], "field") for n in chosen)))
     elif rows == 0:
         text = "[]\n" if fmt == "json" else ""
     elif fmt == "csv":

@@ -7,7 +7,7 @@ import dataclasses
 import math
 from typing import Any
 
-from ..errors import InputError
+from ..errors import not_one_of
 
 FORMATS = ("table", "json", "jsonl", "csv")
 
@@ -42,10 +42,28 @@ def pick(record: dict, name: str) -> Any:
     return record
 
 
-def check_field(sample: Any, name: str | None) -> None:
-    """Fail before any output when --field names no field of these records."""
-    if name is not None and name not in (names := field_names(sample)):
-        raise InputError("--field", name, "expected one of " + ", ".join(names))
+def field_list(field) -> list[str] | None:
+    """--field as a list of names (it may be repeated: each is printed), None when not given."""
+    if field is None:
+        return None
+    names = [field] if isinstance(field, str) else list(field)
+    return names or None
+
+
+def check_names(field, accepted) -> list[str] | None:
+    """The --field names, each one of ``accepted`` (else the "did you mean" error, before any output)."""
+    names = field_list(field)
+    accepted = list(accepted)
+    for name in names or ():
+        if name not in accepted:
+            raise not_one_of("--field", name, accepted)
+    return names
+
+
+def check_field(sample: Any, name) -> None:
+    """Fail before any output when a --field names no field of these records."""
+    if field_list(name) is not None:
+        check_names(name, field_names(sample))
 
 
 def scalar_text(value: Any) -> str:

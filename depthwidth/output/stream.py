@@ -6,7 +6,6 @@ import dataclasses
 import sys
 from typing import Iterable
 
-from ..errors import InputError
 from .guard import stream_writer, write_output
 from .records import json_text
 
@@ -159,9 +158,10 @@ def stream_grid(chunks: Iterable[dict], fmt: str, field: str | None, out, rows: 
     PARALLEL_ROWS on a machine with several CPUs has its chunks spelled by forked worker
     processes, a few chunks ahead, and written in order: the same bytes, in about half the time.
     ``names``: the columns (default: a grid row's, the Bounds fields)."""
+    from .records import check_names
+
     names = names or grid_columns()
-    if field is not None and field not in names:
-        raise InputError("--field", field, "expected one of " + ", ".join(names))
+    chosen = check_names(field, names)
     write = stream_writer(out)
     style = "field" if field is not None else "json" if fmt in ("json", "jsonl") else "csv"
     if style == "csv":
@@ -169,12 +169,12 @@ def stream_grid(chunks: Iterable[dict], fmt: str, field: str | None, out, rows: 
         prefixes, end = [""] + [","] * (len(names) - 1), "\n"
     elif style == "json":
         prefixes, end = ["{" + f'"{names[0]}":'] + [f',"{name}":' for name in names[1:]], "},\n" if fmt == "json" else "}\n"
-    else:
-        prefixes, end = [""], "\n"
+    else:  # --field: the chosen fields, tab-separated
+        prefixes, end = [""] + ["\t"] * (len(chosen) - 1), "\n"
     if fmt == "json" and field is None:
         write("[")
     first = True
-    spec = (style, [field] if style == "field" else names, prefixes, end)
+    spec = (style, chosen if style == "field" else names, prefixes, end)
     texts = _chunk_texts(chunks, spec, rows)
     try:
         for text in texts:  # one chunk's text at a time (~10 MB at most), never the whole grid

@@ -5,37 +5,7 @@ from __future__ import annotations
 from typing import Iterable
 
 
-def fmt_log3(value: float | None, vacuous: bool = False) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value:,.3f}" + (" (vacuous)" if vacuous else "")
-
-
-def fmt_count(value: float | int | None) -> str:
-    """Human parameter counts: 983M, 1.3B, 3.2e+30."""
-    if value is None:
-        return "n/a"
-    if abs(value) >= 1e15:
-        return f"{value:.3g}"
-    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
-        if abs(value) >= scale:
-            return f"{value / scale:.3g}{suffix}"
-    return f"{value:g}"
-
-
-def fmt_width(width: int | None, log10_width: float | None) -> str:
-    """An exact width, or 10^x when only its log10 is known."""
-    if width is not None:
-        return f"{width:,}"
-    if log10_width is None:
-        return "n/a"
-    return f"10^{log10_width:.3f}" if log10_width < 1e6 else f"10^{log10_width:.6g}"
-
-
-def fmt_log10_count(log10_value: float | None) -> str:
-    if log10_value is None:
-        return "n/a"
-    return fmt_count(10**log10_value) if log10_value < 15 else f"10^{log10_value:.3f}" if log10_value < 1e6 else f"10^{log10_value:.6g}"
+from .formats import fmt_bytes, fmt_count, fmt_days, fmt_log3, fmt_log10_count, fmt_width  # noqa: F401 (re-exported)
 
 
 # ---- tables, one per record kind ---------------------------------------------------------------
@@ -73,7 +43,34 @@ def _shape_row(r) -> list[str]:
             fmt_log3(r.log3_sep_lower, r.lower_vacuous), fmt_log3(r.log3_sep_upper)]
 
 
+def _said(text: str) -> str:
+    """A plain verdict, wrapped to the table width, said once above the table (issue 32)."""
+    import textwrap
+
+    from .screen import screen_width
+
+    return "\n".join(textwrap.wrap(text, width=max(40, min(screen_width(), 100)), break_on_hyphens=False)) + "\n"
+
+
+REGIME_WORDS = {"depth-efficient": "below the threshold (depth < log3 width): adding a layer provably buys more than widening",
+                "depth-inefficient": "above the threshold (depth > log3 width), the paper's depth-inefficient regime where depth "
+                                     "and width trade evenly, as in most trained models (a regime, not a flaw)",
+                "threshold": "exactly on the threshold (width = 3^depth), where neither theorem applies"}
+
+
+def bounds_verdict(records) -> str:
+    regimes = list(dict.fromkeys(r.regime for r in records))
+    if len(records) == 1:
+        r = records[0]
+        lead = f"{r.depth}x{r.width} is {REGIME_WORDS[r.regime]}"
+    else:
+        lead = "; ".join(f"{sum(r.regime == g for r in records)} shape(s) {REGIME_WORDS[g]}" for g in regimes)
+    return _said(lead + "; the bounds are proven limits on what a network can express (its separation rank, "
+                 "Levine et al. 2020), not predictions of loss.")
+
+
 def bounds_tables(records):
+    yield bounds_verdict(records)
     yield _table("Separation-rank bounds (Levine et al. 2020, Theorems 1-2)", SHAPE_COLUMNS,
                  map(_shape_row, records), right={"params 12Ld²", "log3 d", "log3 sep lower", "log3 sep upper"})
     yield _notes(f"{r.depth}x{r.width}x{r.heads}: {n}" for r in records for n in r.notes)
@@ -95,22 +92,6 @@ def _tp_text(sizes) -> str:
 COUNT_WORDS = {"params_nonembedding": "non-embedding", "params_active": "active", "params_with_embeddings": "with embeddings"}
 
 
-def fmt_bytes(value) -> str:
-    """Bytes in decimal units (GB = 10^9 bytes, as accelerator datasheets count HBM)."""
-    if value is None:
-        return "n/a"
-    for scale, suffix in ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
-        if abs(value) >= scale:
-            return f"{value / scale:.3g} {suffix}"
-    return f"{value:g} B"
-
-
-def fmt_days(days, hours) -> str:
-    if days is not None:
-        return f"{days:,.1f} d" if days >= 1 else f"{days * 24:,.1f} h"
-    return "n/a" if hours is None else f"{hours:,.0f} GPU-h"
-
-
 def _fits(value) -> str:
     return "n/a" if value is None else "yes" if value else styled("NO", "yellow")
 
@@ -118,10 +99,11 @@ def _fits(value) -> str:
 def _run_text(p) -> str:
     """The training run a plan's costs assume, in one cell."""
     r = p.run
-    parts = [f"{r['gpu']}", f"{r['gpus']:,} GPUs" if r["gpus"] else "no --gpus", f"tp {r['tp']}", f"pp {r['pp']}",
+    parts = [f"{r['gpu']}", f"{r['gpus']:,} GPUs" + (" (one node: no --gpus)" if r.get("gpus_assumed") else "") if r["gpus"] else "no --gpus", f"tp {r['tp']}", f"pp {r['pp']}",
              f"ZeRO {r['zero']}", f"recompute {r['recompute']}", f"MFU {r['mfu']:g}", f"context {r['context']:,}",
              f"batch {r['batch']}"]
-    tokens = f"{fmt_count(p.tokens)} tokens" if p.tokens is not None else f"no --tokens (ranked at {fmt_count(r['ranking_tokens'])})"
+    tokens = (f"{fmt_count(p.tokens)} tokens" + (" (no --tokens: 20/param, Hoffmann et al. 2022)" if r.get("tokens_assumed") else "")
+              if p.tokens is not None else f"no --tokens (ranked at {fmt_count(r['ranking_tokens'])})")
     return tokens + "; " + ", ".join(parts)
 
 
@@ -146,56 +128,62 @@ def _cost_cells(r) -> list:
             fmt_bytes(get("train_memory_per_gpu_bytes")), _fits(get("fits_on_gpu")), fmt_bytes(get("kv_cache_bytes_per_sequence"))]
 
 
-def plan_tables(plans):
-    """`plan`: the depth band and the pick first (with why), then the evidence, the theory's
-    minimal depth, and the candidates with what each costs."""
+def plan_tables(plans, show_all: bool = False, explain: bool = False):
+    """`plan`: one screen per budget (``screen.plan_screen``: the answer, why, the floor, the ranked
+    candidates in the band); with ``explain`` also the threshold analysis, the evidence, every
+    candidate with its theory and costs, and the notes."""
+    from .screen import plan_screen, screen_width
+
+    width = screen_width()
     for p in plans:
-        lo, hi = p.depth_band
-        rule = "" if p.empirical_depth is None else f" (rule {p.rule}: depth {p.empirical_depth:.1f}, width {p.empirical_width:,.0f} before snapping)"
-        if p.rule_depth_low is not None:
-            rule += (f"; fitted depth {p.empirical_depth:.1f}, 95% interval {p.rule_depth_low:.1f}-{p.rule_depth_high:.1f}"
-                     + ("" if p.rule_in_range else ", budget outside the fitted range") + (", CLAMPED" if p.rule_clamped else ""))
-        summary = [
-            ["budget", f"{fmt_count(p.budget)} parameters ({COUNT_WORDS[p.budget_count]}: {p.budget_count}), {p.arch} block"
-             + ("" if p.budget_source == "params" else f" (from {p.budget_source})")],
-            ["depth band", f"[{lo}, {hi}] (evidence in range, never below the minimal depth {p.min_depth})"],
-            ["recommended", f"{p.recommended_depth}x{p.recommended_width}x{p.recommended_heads}, {p.recommended_kv_heads} KV heads, "
-             f"ffn {p.recommended_ffn:,}: {fmt_count(getattr(p, 'recommended_' + p.budget_count))} ({p.recommended_budget_deviation:+.1%}); "
-             f"rule {p.rule}" + (f", prefer {p.prefer}" if p.rule == "consensus" else "") + rule],
-            ["why", p.why],
-            ["its run", _cost_text(p, "recommended_")],
-            ["recommended tp", _tp_text(p.recommended_tp_sizes)],
-            ["costed under", _run_text(p)],
-            ["minimal depth", f"{p.min_depth} (L* = {p.min_depth_exact:.3f}, where L = log3 d)"],
-            ["planned shape", f"{p.min_depth}x{p.width}x{p.heads}, width exact {p.width_exact:,.1f} ({p.regime} regime); "
-             + _block_text(p)],
-            ["params", f"{COUNT_WORDS[p.budget_count]} {fmt_count(getattr(p, p.budget_count))} ({p.budget_deviation:+.1%} from budget); "
-             f"non-embedding {fmt_count(p.params_nonembedding)}, active {fmt_count(p.params_active)}"
-             + ("" if p.params_embedding is None else f", embeddings {fmt_count(p.params_embedding)}")
-             + f"; 12·L·d² {fmt_count(p.params_12Ld2)}"],
-            ["its run", _cost_text(p)],
-            ["tensor parallel", _tp_text(p.tp_sizes)],
-        ]
-        yield _table(f"Plan for {fmt_count(p.budget)} parameters", ["", ""], summary, show_header=False)
-        yield _table(f"Evidence at {fmt_count(p.budget)} (band [{lo}, {hi}])", ["evidence", "kind", "depth", "width", "in range", "status", "used", "in band"],
-                     ([e["name"], e["kind"], f"{e['depth']:.1f}", f"{e['width']:,.0f}", "yes" if e["in_range"] else "no", e["status"],
-                       "yes" if e["used"] else "no", "yes" if e["in_band"] else "no"] for e in p.evidence),
-                     right={"depth", "width"})
-        days = any(c.train_days is not None for c in p.candidates)
-        yield _table("Candidate shapes and what each costs", ["depth", "width", "heads (KV)", "ffn", "params", "d/L", "tp", "band", "regime",
-                                                              "log3 sep lower", "train FLOPs", "days" if days else "GPU-hours",
-                                                              "memory/GPU", "fits", "KV/seq"],
-                     ([str(c.depth), f"{c.width:,}", f"{c.heads} ({c.kv_heads})", f"{c.ffn:,}",
-                       f"{fmt_count(getattr(c, p.budget_count))} ({c.budget_deviation:+.1%})", f"{c.aspect_ratio:.1f}", _tp_text(c.tp_sizes),
-                       ("pick" if (c.depth, c.width) == (p.recommended_depth, p.recommended_width) else "in" if c.in_band else ""),
-                       c.regime, fmt_log3(c.log3_sep_lower, c.lower_vacuous),
-                       "n/a" if c.train_flops is None else f"{c.train_flops:.3g}",
-                       ("n/a" if c.train_days is None else f"{c.train_days:,.1f}") if days else
-                       ("n/a" if c.train_gpu_hours is None else f"{c.train_gpu_hours:,.0f}"),
-                       fmt_bytes(c.train_memory_per_gpu_bytes), _fits(c.fits_on_gpu), fmt_bytes(c.kv_cache_bytes_per_sequence)]
-                      for c in p.candidates),
-                     right={"depth", "width", "ffn", "params", "d/L", "log3 sep lower", "train FLOPs", "days", "GPU-hours", "memory/GPU", "KV/seq"})
-        yield _notes(p.notes)
+        yield plan_screen(p, width, show_all, explain)
+        if explain:
+            yield from plan_explained(p)
+
+
+def plan_explained(p):
+    """`plan --explain`: the detail behind the first screen."""
+    lo, hi = p.depth_band
+    rule = "" if p.empirical_depth is None else f" (rule {p.rule}: depth {p.empirical_depth:.1f}, width {p.empirical_width:,.0f} before snapping)"
+    if p.rule_depth_low is not None:
+        rule += (f"; fitted depth {p.empirical_depth:.1f}, 95% interval {p.rule_depth_low:.1f}-{p.rule_depth_high:.1f}"
+                 + ("" if p.rule_in_range else ", budget outside the fitted range") + (", CLAMPED" if p.rule_clamped else ""))
+    summary = [
+        ["budget", f"{fmt_count(p.budget)} parameters ({COUNT_WORDS[p.budget_count]}: {p.budget_count}), {p.arch} block"
+         + ("" if p.budget_source == "params" else f" (from {p.budget_source})")],
+        ["rule", f"{p.rule}" + (f", prefer {p.prefer}" if p.rule == "consensus" else "") + rule],
+        ["recommended tp", _tp_text(p.recommended_tp_sizes)],
+        ["costed under", _run_text(p)],
+        ["minimal depth", f"{p.min_depth} (L* = {p.min_depth_exact:.3f}, where L = log3 d)"],
+        ["planned shape", f"{p.min_depth}x{p.width}x{p.heads}, width exact {p.width_exact:,.1f} ({p.regime} regime); "
+         + _block_text(p)],
+        ["params", f"{COUNT_WORDS[p.budget_count]} {fmt_count(getattr(p, p.budget_count))} ({p.budget_deviation:+.1%} from budget); "
+         f"non-embedding {fmt_count(p.params_nonembedding)}, active {fmt_count(p.params_active)}"
+         + ("" if p.params_embedding is None else f", embeddings {fmt_count(p.params_embedding)}")
+         + f"; 12·L·d² {fmt_count(p.params_12Ld2)}"],
+        ["its run", _cost_text(p)],
+        ["tensor parallel", _tp_text(p.tp_sizes)],
+    ]
+    yield _table("Threshold analysis and the run", ["", ""], summary, show_header=False)
+    yield _table(f"Evidence at {fmt_count(p.budget)} (band [{lo}, {hi}])", ["evidence", "kind", "depth", "width", "in range", "status", "used", "in band"],
+                 ([e["name"], e["kind"], f"{e['depth']:.1f}", f"{e['width']:,.0f}", "yes" if e["in_range"] else "no", e["status"],
+                   "yes" if e["used"] else "no", "yes" if e["in_band"] else "no"] for e in p.evidence),
+                 right={"depth", "width"})
+    days = any(c.train_days is not None for c in p.candidates)
+    yield _table("Candidate shapes and what each costs", ["depth", "width", "heads (KV)", "ffn", "params", "d/L", "tp", "band", "regime",
+                                                          "log3 sep lower", "train FLOPs", "days" if days else "GPU-hours",
+                                                          "memory/GPU", "fits", "KV/seq"],
+                 ([str(c.depth), f"{c.width:,}", f"{c.heads} ({c.kv_heads})", f"{c.ffn:,}",
+                   f"{fmt_count(getattr(c, p.budget_count))} ({c.budget_deviation:+.1%})", f"{c.aspect_ratio:.1f}", _tp_text(c.tp_sizes),
+                   ("pick" if (c.depth, c.width) == (p.recommended_depth, p.recommended_width) else "in" if c.in_band else ""),
+                   c.regime, fmt_log3(c.log3_sep_lower, c.lower_vacuous),
+                   "n/a" if c.train_flops is None else f"{c.train_flops:.3g}",
+                   ("n/a" if c.train_days is None else f"{c.train_days:,.1f}") if days else
+                   ("n/a" if c.train_gpu_hours is None else f"{c.train_gpu_hours:,.0f}"),
+                   fmt_bytes(c.train_memory_per_gpu_bytes), _fits(c.fits_on_gpu), fmt_bytes(c.kv_cache_bytes_per_sequence)]
+                  for c in p.candidates),
+                 right={"depth", "width", "ffn", "params", "d/L", "log3 sep lower", "train FLOPs", "days", "GPU-hours", "memory/GPU", "KV/seq"})
+    yield _notes(p.notes)
 
 
 def _hours(value) -> str:
@@ -215,7 +203,7 @@ def sweep_tables(rows):
                 styled(f"{r.budget_deviation:+.1%}" + ("" if r.within_tolerance else " !"), None if r.within_tolerance else "yellow"),
                 f"{r.aspect_ratio:.1f}", _tp_text(r.tp_sizes)]
         if costs:  # the per-token columns give way to the run's (JSON and CSV keep both)
-            line += [_hours(r.train_gpu_hours), _hours(r.train_days), f"{r.train_memory_per_gpu_bytes / 2**30:,.1f} GiB",
+            line += [_hours(r.train_gpu_hours), _hours(r.train_days), f"{r.train_memory_per_gpu_bytes / 1e9:,.1f} GB",
                      "yes" if r.fits_on_gpu else styled("no", "yellow")]
         else:
             line += [fmt_count(r.flops_per_token), "n/a" if r.kv_bytes_per_token is None else f"{r.kv_bytes_per_token:,}", r.regime]
@@ -231,7 +219,24 @@ def sweep_tables(rows):
                  + ["train each row, fill in the loss column (CSV or JSON), then: depthwidth fit RESULTS --save rule.json"])
 
 
+COMPARE_WORDS = {
+    "deep-more-expressive": "Proven: the deep shape can express functions the shallow one cannot (its separation-rank lower "
+                            "bound clears the other's upper bound by {gap} in log3)",
+    "shallow-more-expressive": "Proven: the shallow shape can express functions the deep one cannot (its separation-rank lower "
+                               "bound clears the other's upper bound by {gap} in log3)",
+    "no-provable-separation": "Nothing is proven either way: the bounds of the two shapes overlap (by {gap} in log3), so "
+                              "the theory says neither can express more, nor that they are equal",
+}
+
+
+def compare_verdict(c) -> str:
+    gap = "an unknown margin" if c.log3_gap is None else f"{abs(c.log3_gap):,.1f}"
+    return _said(COMPARE_WORDS[c.verdict].format(gap=gap) + "; the replicate width below is necessary, not sufficient "
+                 "(narrower cannot match the deep shape, that wide need not).")
+
+
 def compare_tables(c):
+    yield compare_verdict(c)
     rows = [[label] + _shape_row(r) for label, r in (("deep", c.deep), ("shallow", c.shallow))]
     yield _table("Compare", ["", *SHAPE_COLUMNS], rows, right={"params 12Ld²", "log3 d", "log3 sep lower", "log3 sep upper"})
     gap = "n/a" if c.log3_gap is None else f"{c.log3_gap:,.3f}"
@@ -250,15 +255,21 @@ def compare_tables(c):
     yield _notes(c.notes)
 
 
+EQUIV_VERDICT = ("Proven (Levine et al. 2020): a shallower network narrower than the replicate width cannot match the "
+                 "deep network's separation rank and one at the surpass width exceeds it; the replicate width is necessary, "
+                 "not sufficient (a network that size need not perform like the deep one).")
+
+
 def equiv_tables(records):
+    yield _said(EQUIV_VERDICT)
     yield _table("Widths a shallower network needs (Levine et al. 2020, Corollaries 1-2)",
-                 ["deep", "shallow depth", "heads", "replicate width", "its params", "replicate basis", "surpass width",
-                  "its params", "surpass basis"],
+                 ["deep", "shallow depth", "heads", "replicate width", "params there", "replicate basis", "surpass width",
+                  "params at it", "surpass basis"],
                  ([r.deep, str(r.shallow_depth), str(r.shallow_heads),
                    fmt_width(r.replicate_width, r.replicate_log10_width), fmt_log10_count(r.replicate_log10_params),
                    r.replicate_basis or "n/a", fmt_width(r.surpass_width, r.surpass_log10_width),
                    fmt_log10_count(r.surpass_log10_params), r.surpass_basis or "n/a"] for r in records),
-                 right={"shallow depth", "heads", "replicate width", "its params", "surpass width", "its params"})
+                 right={"shallow depth", "heads", "replicate width", "params there", "surpass width", "params at it"})
     yield _notes(f"{r.deep} at depth {r.shallow_depth}: {n}" for r in records for n in r.notes)
 
 
@@ -286,6 +297,15 @@ def _count_rows(r) -> list:
             row("params_12Ld2 (the paper's 12·L·d²)", r.params_12Ld2)]
 
 
+def _flops_row(r, context: int) -> list[str]:
+    """One training FLOPs per token: with a run, the one its total is made of (logits included,
+    ``train_flops_per_token``), else the stack's own (``flops_per_token``); issue 32."""
+    per_token = getattr(r, "train_flops_per_token", None)
+    if per_token is not None:
+        return [f"training FLOPs per token (T={context}, with logits)", fmt_count(per_token)]
+    return [f"training FLOPs per token (T={context}, stack)", "n/a" if r.flops_per_token is None else fmt_count(r.flops_per_token)]
+
+
 def inspect_tables(records):
     from ..arch.blocks import DEFAULT_CONTEXT
 
@@ -296,7 +316,7 @@ def inspect_tables(records):
              + (f"; {r.experts} experts, top-{r.top_k}" if r.experts else "")],
             ["decoder layers", str(r.decoder_depth) if r.decoder_depth else "none (not an encoder-decoder)"],
             *_count_rows(r),
-            [f"training FLOPs per token (T={DEFAULT_CONTEXT})", "n/a" if r.flops_per_token is None else fmt_count(r.flops_per_token)],
+            _flops_row(r, DEFAULT_CONTEXT),
             ["KV cache per token (16-bit)", "n/a" if r.kv_bytes_per_token is None else f"{r.kv_bytes_per_token:,} bytes"],
             ["tensor-parallel degrees", "n/a" if r.tp_sizes is None else ", ".join(map(str, r.tp_sizes))],
             ["regime", f"{r.regime} (log3 d = {r.threshold_depth:.3f})"],

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable
 
 from ..errors import InputError
 from .guard import encoding_of, write_output
-from .records import check_field, flatten, json_text, pick, plain, scalar_text
+from .records import check_field, field_list, flatten, json_text, pick, plain, scalar_text
 
 MAX_TABLE_ROWS = 5000  # records in one table: more is unreadable and slow to lay out; CSV/JSON have no such cap
 
@@ -62,10 +62,13 @@ def union_of_columns(rows: list[dict]) -> list[str]:
     return order
 
 
-def write_field(records: list, name: str, out) -> None:
-    """Just one field's value per record, one per line, for $(...) capture."""
+def write_field(records: list, name, out) -> None:
+    """Just the --field values, one line per record, for $(...) capture; several fields (--field
+    repeated) are separated by tabs, in the order given (``read a b``, ``cut -f``)."""
+    names = field_list(name)
     for record in records:
-        out.write(scalar_text(pick(plain(record), name)) + "\n")
+        values = plain(record)
+        out.write("\t".join(scalar_text(pick(values, n)) for n in names) + "\n")
 
 
 def check_table_rows(count: int, fmt: str, field: str | None) -> None:
@@ -95,8 +98,12 @@ def emit(records: Any, fmt: str, field: str | None, table: Callable[[Any], Itera
     elif fmt == "csv":
         write_csv(many, buffer)
     else:
-        console = make_console(out, buffer)
+        console = None  # plain text (str) is written as it is: a screen that needs no Rich never loads it
         for renderable in table(records):
+            if isinstance(renderable, str):
+                buffer.write(renderable)
+                continue
+            console = console or make_console(out, buffer)
             console.print(renderable)
     write_output(buffer.getvalue(), out)
 

@@ -65,8 +65,9 @@ def _shape_list(depths, widths, heads, fmt: str, field: Optional[str], reading: 
     from ...advice.reports import ShapeRecord, shape_list_chunks
 
     columns = [f.name for f in dataclasses.fields(ShapeRecord)]
-    if field is not None and field not in columns:
-        raise InputError("--field", field, "expected one of " + ", ".join(columns))
+    from ...output.records import check_names
+
+    check_names(field, columns)
     uneven = np.flatnonzero(widths % heads)
     warn_uneven(dict.fromkeys(zip(widths[uneven].tolist(), heads[uneven].tolist())))
     stream_grid(shape_list_chunks(depths, widths, heads, reading), fmt, field, sys.stdout, depths.size, columns)

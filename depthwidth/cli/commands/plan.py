@@ -7,7 +7,7 @@ from ...arch.blocks import DEFAULT_CONTEXT
 from ...arch.hardware import DEFAULT_MULTIPLE
 from ..inputs import plan_options
 from ..notices import WARN_EACH, warn
-from ..options import (Arch, Batch, C2Reading, Context, Count, CountOf, Experts, FfnMult, FfnMultiple, Field, Fmt, Format, Gated,
+from ..options import (PlotTo, Arch, Batch, C2Reading, Context, Count, CountOf, Experts, FfnMult, FfnMultiple, Field, Fmt, Format, Gated,
                        Gpu, Gpus, HeadDim, KvHeads, MfuText, Multiple, Params, Pp, Prefer, Reading, Recompute, Rule,
                        RuleFile, Tied, Tokens, TopK, Tp, Vocab, Zero)
 
@@ -39,6 +39,10 @@ def command(
                                         "each budget, computed for all budgets at once: for pipelines over many budgets. "
                                         "No rule, candidates, costs or notes.")] = False,
     rule_file: RuleFile = None,
+    explain: Annotated[bool, typer.Option("--explain", help="After the answer: the threshold analysis, the evidence, every "
+                                          "candidate with its theory and costs, and the notes.")] = False,
+    all_: Annotated[bool, typer.Option("--all", help="List the candidates outside the evidence band too.")] = False,
+    plot: PlotTo = None,
     gpu: Gpu = "h100",
     gpus: Gpus = None,
     pp: Pp = 1,
@@ -60,7 +64,6 @@ def command(
     from ...errors import InputError
     from ...advice.evidence import PREFERENCES
     from ...output import emit
-    from ...output.tables import plan_rules_tables, plan_tables
     from ...advice.planner import plan as make_plan
     from ..training import budgets_with_tokens, run_spec
 
@@ -71,6 +74,11 @@ def command(
     if choice not in PREFERENCES:
         raise InputError("--prefer", prefer, "expected one of " + ", ".join(PREFERENCES))
     options = replace(options, prefer=choice, run=run_spec(None, gpu, gpus, tp, pp, zero, recompute, mfu, context, batch))
+    if plot is not None:  # checked before any work: a bad path or no matplotlib fails at once
+        from ...output.plot import check_output_path, require_matplotlib
+
+        require_matplotlib()
+        check_output_path(plot)
     if brief:
         return _brief(given.values, options, given.source, format.value, field)
     if len(given.values) > BRIEF_HINT:
@@ -78,6 +86,7 @@ def command(
              "--brief gives the threshold rule's answer for all of them at once")
     if rules:
         from ...advice.rule_table import rule_shapes
+        from ...output.tables import plan_rules_tables
 
         return emit([row for b in given.values for row in rule_shapes(b, options)], format.value, field, plan_rules_tables)
     plans = [make_plan(b, options, given.source, t) for b, t in zip(given.values, given.tokens)]
@@ -87,11 +96,47 @@ def command(
             lines.append(f"--multiple {multiple:,} is larger than the ideal width {p.width_exact:,.0f} for {p.budget:.3g} "
                          f"parameters: the width is rounded up to {p.width:,}, {p.budget_deviation + 1:.3g}x the budget")
         lines += p.warnings
+    lines = [line for line in lines if _asked(line, field)]  # every one stays in the record's warnings
     for line in lines[:WARN_EACH]:  # many budgets must not flood stderr: the rest are in each record's warnings
         warn(line)
     if len(lines) > WARN_EACH:
         warn(f"... and {len(lines) - WARN_EACH:,} more warnings (each plan's JSON record lists its own under 'warnings')")
-    emit(plans, format.value, field, plan_tables)
+    if plot is not None:
+        from ...output.plot import save_figure
+        from ...output.plot_plan import plan_figure
+
+        if len(plans) != 1:
+            raise InputError("--plot", plot, f"draws one budget's plan; {len(plans)} budgets were given")
+        save_figure(plan_figure(plans[0]), plot)
+    emit(plans, format.value, field, lambda records: _tables(records, all_, explain))
+
+
+def _tables(records, show_all: bool, explain: bool):
+    """The plan's table (imported only when a table is printed: JSON, CSV and --field never load it)."""
+    from ...output.tables import plan_tables
+
+    return plan_tables(records, show_all, explain)
+
+
+PLANNED_FIELDS = {"min_depth", "min_depth_exact", "width_exact", "width", "heads", "kv_heads", "head_dim", "ffn", "params_12Ld2",
+                  "params_nonembedding", "params_active", "params_embedding", "params_with_embeddings", "budget_deviation",
+                  "tp_sizes", "regime", "warnings"}
+
+
+def _asked(line: str, field) -> bool:
+    """Whether a warning concerns what --field selects (issue 32): one about the minimal-depth
+    shape only when a field of that shape is asked for, one about the recommended shape only when
+    a recommended_* field (or why, depth_band, candidates) is; without --field every warning."""
+    from ...output.records import field_list
+
+    names = field_list(field)
+    if names is None:
+        return True
+    if "the planned shape" in line or "larger than the ideal width" in line:
+        return any(n in PLANNED_FIELDS for n in names)
+    if "recommended" in line or "evidence band" in line:
+        return any(n.startswith("recommended_") or n in ("why", "depth_band", "candidates", "warnings") for n in names)
+    return True
 
 
 def _brief(values: list[int], options, source: str, fmt: str, field) -> None:

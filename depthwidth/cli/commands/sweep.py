@@ -8,7 +8,7 @@ from ...errors import InputError
 from ...arch.hardware import DEFAULT_MULTIPLE
 from ..inputs import budgets, parse_int_list, plan_options
 from ..notices import warn
-from ..options import (Batch, C2Reading, Context, Count, Experts, FfnMult, FfnMultiple, Field, Fmt, Format, Gated, Gpu, Gpus,
+from ..options import (PlotTo, Batch, C2Reading, Context, Count, Experts, FfnMult, FfnMultiple, Field, Fmt, Format, Gated, Gpu, Gpus,
                        HeadDim, Mfu, Multiple, Pp, Reading, Recompute, RuleFile, Tied, Tokens, TopK, Tp, Vocab, Zero)
 
 EXPORT_HELP = "Also write one config per row under --out DIR/ID/: hf-llama, hf-mistral, hf-qwen2, hf-gpt2, hf-mixtral, nanogpt, litgpt or megatron."
@@ -49,6 +49,7 @@ def command(
     c2_reading: Reading = C2Reading.consistent,
     format: Fmt = Format.table,
     field: Field = None,
+    plot: PlotTo = None,
 ) -> None:
     """Iso-budget shapes to train side by side, with an empty loss column for `depthwidth fit`.
 
@@ -62,6 +63,11 @@ def command(
     from ...theory.shapes import MAX_DEPTH
     from ...loop.sweep import sweep_many
 
+    if plot is not None:  # checked before any work: a bad path or no matplotlib fails at once
+        from ...output.plot import check_output_path, require_matplotlib
+
+        require_matplotlib()
+        check_output_path(plot)
     training = None
     if tokens and (params or flops):  # --tokens with a budget: how long every row trains
         training = training_tokens(tokens)
@@ -109,7 +115,22 @@ def command(
 
         write_configs(list(zip([r.id for r in rows], rows.architectures)), fmt, out, force, [plain(r) for r in rows],
                       context=context, tp=tp)
+    if plot is not None:
+        _plot(rows, values, options, plot)
     emit(rows, format.value, field, sweep_tables)
+
+
+def _plot(rows, values, options, path) -> None:
+    """sweep --plot: the rows, with the plan of the same budget for its band, floor and published models."""
+    from dataclasses import replace
+
+    from ...advice.planner import plan
+    from ...output.plot import save_figure
+    from ...output.plot_plan import sweep_figure
+
+    if len(values) != 1:
+        raise InputError("--plot", path, f"draws one budget's sweep; {len(values)} budgets were given")
+    save_figure(sweep_figure(rows, plan(values[0], replace(options, rule="consensus"))), path)
 
 
 def training_tokens(texts: list[str]) -> list[float]:

@@ -1,0 +1,52 @@
+"""The number formats of every table: counts (983M, 1.3B), widths, log3 values, bytes in GB
+(10^9 bytes, as accelerator datasheets count HBM), days. Pure text from numbers."""
+from __future__ import annotations
+
+
+def fmt_log3(value: float | None, vacuous: bool = False) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:,.3f}" + (" (vacuous)" if vacuous else "")
+
+
+def fmt_count(value: float | int | None) -> str:
+    """Human parameter counts: 983M, 1.3B, 3.2e+30."""
+    if value is None:
+        return "n/a"
+    if abs(value) >= 1e15:
+        return f"{value:.3g}"
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g}{suffix}"
+    return f"{value:g}"
+
+
+def fmt_width(width: int | None, log10_width: float | None) -> str:
+    """An exact width, or 10^x when only its log10 is known."""
+    if width is not None:
+        return f"{width:,}"
+    if log10_width is None:
+        return "n/a"
+    return f"10^{log10_width:.3f}" if log10_width < 1e6 else f"10^{log10_width:.6g}"
+
+
+def fmt_log10_count(log10_value: float | None) -> str:
+    if log10_value is None:
+        return "n/a"
+    return fmt_count(10**log10_value) if log10_value < 15 else f"10^{log10_value:.3f}" if log10_value < 1e6 else f"10^{log10_value:.6g}"
+
+
+def fmt_bytes(value) -> str:
+    """Bytes in decimal units (GB = 10^9 bytes, as accelerator datasheets count HBM)."""
+    if value is None:
+        return "n/a"
+    for scale, suffix in ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g} {suffix}"
+    return f"{value:g} B"
+
+
+def fmt_days(days, hours) -> str:
+    if days is not None:
+        return f"{days:,.1f} d" if days >= 1 else f"{days * 24:,.1f} h"
+    return "n/a" if hours is None else f"{hours:,.0f} GPU-h"

@@ -1,0 +1,191 @@
+"""`plan`'s first screen (issue 32): the answer, one sentence of why, the minimal depth as one line,
+and the ranked candidates inside the evidence band, as plain text fitted to the terminal.
+
+Every figure printed is a field of the plan's JSON record (``planner.Plan`` and its candidates),
+only formatted here; a column is shown when the records carry its field and left out (never
+"n/a") when they do not, so fields other modules add (``loss_vs_best``, ``mfu``,
+``decode_seconds_per_token``, ``time_to_target_days``) appear as columns once they exist.
+No Rich: the default table starts about as fast as JSON (benchmarks/run.py).
+Memory is in GB (10^9 bytes, as accelerator datasheets count HBM) everywhere.
+"""
+from __future__ import annotations
+
+import textwrap
+
+from .formats import fmt_count
+
+LABEL = 8  # the width of the left-hand labels ("answer", "run", "why", "floor")
+
+
+def _num(value, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def _days(value) -> str:
+    return "-" if value is None else f"{value:,.1f}" if value >= 1 else f"{value:.2g}"
+
+
+def _hours(value) -> str:
+    return "-" if value is None else f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+
+
+def _gb(value) -> str:
+    return "-" if value is None else f"{value / 1e9:,.1f}"
+
+
+# (header, field, formatter); a column shows when some row carries the field with a value.
+# Listed in the order printed; "days" gives way to "GPU-h" when days are unknown.
+COLUMNS = (
+    ("depth", "depth", str),
+    ("width", "width", lambda v: f"{v:,}"),
+    ("heads (KV)", "heads", None),  # heads and kv_heads in one cell
+    ("params", None, None),  # the count the budget limits (plan.budget_count)
+    ("loss vs best", "loss_vs_best", lambda v: f"{v:+.3f}"),
+    ("MFU", "mfu", lambda v: f"{v:.2f}"),
+    ("tok/s/GPU", "tokens_per_second", lambda v: fmt_count(v)),
+    ("target days", "time_to_target_days", _days),
+    ("days", "train_days", _days),
+    ("GPU-h", "train_gpu_hours", _hours),
+    ("GB/GPU", "train_memory_per_gpu_bytes", _gb),
+    ("ms/token", "decode_seconds_per_token", lambda v: f"{v * 1e3:.2f}"),
+)
+RANK_BY = ("time_to_target_days", "train_days", "train_gpu_hours")  # the first one the rows carry
+DROP_FIRST = ("tok/s/GPU", "GPU-h", "ms/token", "MFU")  # dropped in this order when the table is too wide
+
+
+def _has(rows, name) -> bool:
+    return any(getattr(r, name, None) is not None for r in rows)
+
+
+def screen_columns(plan, rows) -> list[tuple[str, object]]:
+    """(header, cell function) of each column the rows carry."""
+    count = plan.budget_count
+    out = []
+    for header, name, fmt in COLUMNS:
+        if header == "heads (KV)":
+            out.append((header, lambda r: f"{r.heads} ({r.kv_heads})"))
+        elif header == "params":
+            out.append((header, lambda r: fmt_count(getattr(r, count))))
+        elif header == "GPU-h" and _has(rows, "train_days"):
+            continue
+        elif _has(rows, name):
+            out.append((header, lambda r, name=name, fmt=fmt: "-" if getattr(r, name, None) is None else fmt(getattr(r, name))))
+    if _has(rows, "tokens_per_second") and _has(rows, "mfu"):
+        out = [c for c in out if c[0] != "tok/s/GPU"]
+    return out
+
+
+def ranked(plan, show_all: bool = False) -> list:
+    """The candidates inside the band, the pick first, then by the first of RANK_BY they carry;
+    with ``show_all`` the ones outside the band follow, by depth."""
+    pick = (plan.recommended_depth, plan.recommended_width)
+    inside = [c for c in plan.candidates if c.in_band or (c.depth, c.width) == pick]
+    key = next((name for name in RANK_BY if _has(inside, name)), None)
+    measure = (lambda c: getattr(c, key) if getattr(c, key, None) is not None else float("inf")) if key else (lambda c: 0)
+    inside.sort(key=lambda c: ((c.depth, c.width) != pick, measure(c), c.depth))
+    outside = [c for c in plan.candidates if c not in inside] if show_all else []
+    return inside + outside
+
+
+def _layout(headers: list[str], body: list[list[str]]) -> list[str]:
+    widths = [max(len(h), *(len(row[i]) for row in body)) for i, h in enumerate(headers)]
+    line = lambda cells: "  ".join(c.rjust(w) for c, w in zip(cells, widths)).rstrip()
+    return [line(headers), *map(line, body)]
+
+
+def candidate_table(plan, width: int, show_all: bool = False) -> list[str]:
+    """The compact ranked table: '#' (1 is the pick), the decision columns, and with ``show_all`` a
+    'band' column; columns in DROP_FIRST give way when the table is wider than ``width``."""
+    rows = ranked(plan, show_all)
+    columns = screen_columns(plan, rows)
+    lo, hi = plan.depth_band
+    inside = [c for c in rows if c.in_band or (c.depth, c.width) == (plan.recommended_depth, plan.recommended_width)]
+    while True:
+        headers = ["#", *(h for h, _ in columns)] + (["band"] if show_all else [])
+        body = [[str(i + 1) if c in inside else "", *(cell(c) for _, cell in columns)]
+                + ([("in" if lo <= c.depth <= hi else "below" if c.depth < lo else "above")] if show_all else [])
+                for i, c in enumerate(rows)]
+        lines = _layout(headers, body)
+        droppable = [h for h in DROP_FIRST if any(h == name for name, _ in columns)]
+        if max(map(len, lines)) <= width or not droppable:
+            return lines
+        columns = [c for c in columns if c[0] != droppable[0]]
+
+
+def _wrap(label: str, text: str, width: int) -> list[str]:
+    return textwrap.wrap(text, width=max(width, 40), initial_indent=label.ljust(LABEL), subsequent_indent=" " * LABEL,
+                         break_on_hyphens=False) or [label]
+
+
+def tokens_text(plan) -> str:
+    """The training length every cost is at, with its assumption."""
+    if plan.run.get("tokens_assumed"):
+        return f"at {fmt_count(plan.run['ranking_tokens'])} tokens (20/param, Hoffmann et al. 2022)"
+    return f"at {fmt_count(plan.tokens)} tokens"
+
+
+def gpus_text(plan) -> str:
+    run = plan.run
+    where = f"{run['gpus']:,} x {run['gpu']}"
+    return where + (" (one node: no --gpus)" if run.get("gpus_assumed") else "")
+
+
+def answer_lines(plan, width: int) -> list[str]:
+    """The answer (shape, heads/KV, ffn, params), its run (where, how long, how much memory), why, the floor."""
+    count = getattr(plan, "recommended_" + plan.budget_count)
+    shape = (f"{plan.recommended_depth}x{plan.recommended_width}, {plan.recommended_heads} heads "
+             f"({plan.recommended_kv_heads} KV), ffn {plan.recommended_ffn:,}, {fmt_count(count)} params "
+             f"({plan.recommended_budget_deviation:+.1%})")
+    known = []
+    loss = getattr(plan, "recommended_loss_vs_best", None)
+    if loss is not None:
+        known.append(f"loss {loss:+.3f} vs best")
+    target = getattr(plan, "recommended_time_to_target_days", None)
+    if target is not None:
+        known.append(f"{_days(target)} days to target")
+    if plan.recommended_train_days is not None:
+        known.append(f"{_days(plan.recommended_train_days)} days")
+    elif plan.recommended_train_gpu_hours is not None:
+        known.append(f"{_hours(plan.recommended_train_gpu_hours)} GPU-hours")
+    known.append(f"{_gb(plan.recommended_train_memory_per_gpu_bytes)} GB/GPU"
+                 + ("" if plan.recommended_fits_on_gpu else " (does NOT fit)"))
+    layout = getattr(plan, "recommended_layout", None)
+    mfu = "" if getattr(plan, "recommended_mfu", None) is not None else f", MFU {plan.run['mfu']:g}"
+    run = (", ".join(known) + f" on {gpus_text(plan)}" + (f", layout {layout}" if layout else "") + mfu
+           + f", {tokens_text(plan)}")
+    lo, hi = plan.depth_band
+    floor = (f"minimal depth {plan.min_depth} (the paper's threshold: the smallest L with 3^L >= width, "
+             f"L* = {plan.min_depth_exact:.2f}), the floor of the band [{lo}, {hi}]")
+    return [*_wrap("answer", shape, width), *_wrap("run", run, width), *_wrap("why", plan.why, width),
+            *_wrap("floor", floor, width)]
+
+
+def plan_screen(plan, width: int, show_all: bool = False, explain: bool = False) -> str:
+    """One plan on one screen (issue 32)."""
+    lo, hi = plan.depth_band
+    title = f"Plan for {fmt_count(plan.budget)} parameters ({plan.arch} block"
+    title += "" if plan.budget_source == "params" else f", from --{plan.budget_source}"
+    lines = [title + ")", *answer_lines(plan, width), ""]
+    outside = sum(1 for c in plan.candidates if not c.in_band and (c.depth, c.width) != (plan.recommended_depth, plan.recommended_width))
+    heading = f"Candidates in the band [{lo}, {hi}], best first"
+    if outside and not show_all:
+        heading += f" (--all: {outside} more outside it)"
+    lines += [heading, *candidate_table(plan, width, show_all)]
+    if not explain:
+        lines.append("--explain: the evidence, the rules, the threshold analysis and the notes")
+    return "\n".join(lines) + "\n"
+
+
+def screen_width() -> int:
+    """The width to fit: COLUMNS, else the terminal's, else 100 (a pipe or file)."""
+    import os
+    import shutil
+
+    from .fitting import WIDE
+
+    if WIDE["on"]:
+        return 1_000_000
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    return shutil.get_terminal_size((100, 25)).columns
