@@ -157,6 +157,9 @@ class Plan(PlanBrief):
     recommended_loss_vs_best_low: float | None
     recommended_loss_vs_best_high: float | None
     recommended_time_to_target_days: float | None
+    optimal_depth: float  # the loss model's optimal depth at the budget (cost/loss.py; inspect and models report the same)
+    optimal_depth_low: float
+    optimal_depth_high: float
     candidates: tuple[Candidate, ...]
     warnings: tuple[str, ...]
     notes: tuple[str, ...]
@@ -296,6 +299,7 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     from .pick import CONSENSUS, consensus_pick, costing, rule_why
     from ..cost.fields import RECOMMENDED_FIELDS
     from .target import LOSS_FIELDS
+    from ..cost.loss import optimal_depth
 
     options = options or PlanOptions()
     spending, constraints = options.spending, options.constraints
@@ -364,6 +368,7 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
         run=run_record(cost), **cost.fields(arch),
         **{"recommended_" + name: rec_costs[name] for name in RECOMMENDED_FIELDS},
         **{"recommended_" + name: rec_loss[name] for name in LOSS_FIELDS[:4]},
+        **dict(zip(("optimal_depth", "optimal_depth_low", "optimal_depth_high"), map(float, optimal_depth(budget)))),
         candidates=tuple(built), warnings=tuple(warnings), notes=tuple(notes),
     )
 

@@ -126,7 +126,8 @@ def why(ranked: list[tuple[float, Targeted]], band: tuple[int, int], prefer: str
     elif prefer == "serve":
         head = f"{shape} best balances time to the target loss, KV cache and depth (prefer=serve) among the {len(ranked)} valid shapes in the band [{band[0]}, {band[1]}]"
     else:
-        head = (f"{shape} reaches the best shape's loss soonest ({'GPU-hours' if prefer == 'train' else 'wall-clock'}) of the "
+        clock = "GPU-hours" if prefer == "train" or pick.unit != "days" else "wall-clock"
+        head = (f"{shape} reaches the best shape's loss soonest ({clock}) of the "
                 f"{len(ranked)} valid shapes in the band [{band[0]}, {band[1]}]")
     if len(ranked) == 1:
         return f"{head}: predicted {mine}."
