@@ -169,3 +169,19 @@ def time_to_target(time, penalty, params, tokens, target_params=None, law: LossL
     """The time a shape needs to reach the best shape's loss: ``time`` (its time for ``tokens``,
     in any unit) x D'/D (``tokens_to_match``); inf where no length reaches it."""
     return np.asarray(time, dtype=float) * tokens_to_match(penalty, params, tokens, target_params, law) / np.asarray(tokens, dtype=float)
+
+
+def shape_loss_fields(depth, params, tokens=None, train_days=None, train_gpu_hours=None,
+                      model: PenaltyModel | None = None, law: LossLaw = DEFAULT_LAW) -> dict:
+    """The loss fields of one shape against the best shape of its own size (for ``cost`` and sweep rows):
+    loss_vs_best and its interval, and the time to the best shape's loss from its training time
+    (null without a length or a time, or when no length reaches it). JSON-safe floats or None."""
+    value, low, high = (float(v) for v in loss_penalty(depth, params, model))
+    out = dict(loss_vs_best=value, loss_vs_best_low=low, loss_vs_best_high=high,
+               time_to_target_days=None, time_to_target_gpu_hours=None)
+    if tokens:
+        for name, time in (("time_to_target_days", train_days), ("time_to_target_gpu_hours", train_gpu_hours)):
+            if time is not None:
+                t = float(time_to_target(time, value, params, tokens, None, law))
+                out[name] = t if np.isfinite(t) else None
+    return out
