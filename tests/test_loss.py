@@ -191,3 +191,15 @@ def test_loss_tolerance_is_parsed_and_checked():
     for bad in ("abc", "-1%", "150%", "1"):
         result = run(["plan", "--params", "1e9", "--loss-tolerance", bad])
         assert result.code == 2 and result.stdout == "" and "--loss-tolerance" in result.stderr
+
+
+def test_refit_on_a_users_one_size_sweep():
+    """A user's sweep at one size (the public check's example: loss = 3 + 0.04·ln(depth/20)²): the refit finds the
+    optimum 20 and k = 0.04/3 exactly (ln(3 + c·u²) = ln 3 + ln(1 + (c/3)·u²), the fitted form)."""
+    rows = [dict(group="5e8", depth=d, width=1, params=5e8, tokens=1e10, value=3 + 0.04 * math.log(d / 20) ** 2)
+            for d in (8, 16, 24, 32, 40, 48)]
+    model = lossfit.fit_penalty(rows, slope=0.0)
+    assert float(model.optimal_depth(5e8)[0]) == pytest.approx(20, rel=1e-6)
+    assert model.k == pytest.approx(0.04 / 3, rel=1e-6)
+    again = model.from_dict(model.as_dict())
+    assert again == model
