@@ -203,3 +203,25 @@ def test_refit_on_a_users_one_size_sweep():
     assert model.k == pytest.approx(0.04 / 3, rel=1e-6)
     again = model.from_dict(model.as_dict())
     assert again == model
+
+
+def test_fit_saves_a_refitted_penalty_and_plan_rule_file_uses_it(tmp_path):
+    """Three sizes with losses 3 + 0.04·ln(depth / L*)², L* = 20·(N/1e8)^0.2 (written here): `fit --save` stores
+    k = 0.04/3 and b = 0.2 in the rule file, and `plan --rule-file` predicts its candidates' penalties with them."""
+    import json
+
+    rows = []
+    for budget in ("1e8", "3e8", "1e9"):
+        result = run(["sweep", "--params", budget, "--arch", "llama", "--depths", "8:48:8", "--format", "json"])
+        for r in json.loads(result.stdout):
+            r["loss"] = 3 + 0.04 * math.log(r["depth"] / (20 * (float(budget) / 1e8) ** 0.2)) ** 2
+            rows.append(r)
+    (tmp_path / "r.json").write_text(json.dumps(rows))
+    rule = tmp_path / "rule.json"
+    assert run(["fit", str(tmp_path / "r.json"), "--save", str(rule)]).code == 0
+    stored = json.loads(rule.read_text())["loss_model"]
+    assert math.exp(stored["ln_k"]) == pytest.approx(0.04 / 3, rel=0.01) and stored["b"] == pytest.approx(0.2, abs=0.01)
+    record = plan_json("--params", "3e8", "--arch", "llama", "--rule-file", str(rule))
+    for c in record["candidates"]:
+        optimum = math.exp(stored["a"] + stored["b"] * math.log(3e8 / 1e9))
+        assert c["loss_vs_best"] == pytest.approx(math.exp(stored["ln_k"]) * math.log(c["depth"] / optimum) ** 2, rel=1e-9)

@@ -298,7 +298,7 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     from .evidence import depth_band
     from .pick import CONSENSUS, consensus_pick, costing, rule_why
     from ..cost.fields import RECOMMENDED_FIELDS
-    from .target import LOSS_FIELDS
+    from .target import LOSS_FIELDS, rule_loss_model
     from ..cost.loss import optimal_depth
 
     options = options or PlanOptions()
@@ -341,14 +341,15 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     if rule is not None:
         why = rule_why(rule.name, rec.depth, rec.width, (lo, hi), bool(fitted and fitted.clamped))
     shapes = plan_candidates(budget, spending, constraints, model, depth, sorted({lo, hi}), max(target, hi, rec.depth), recommended)
-    built = [candidate(s, options.context, options.reading, {**cost.fields(s.arch), **cost.loss_fields(s.arch, s.params, budget)},
+    loss_model = rule_loss_model(options.rule_file)  # fit --save's refit on the user's sweep, else the shipped model
+    built = [candidate(s, options.context, options.reading, {**cost.fields(s.arch), **cost.loss_fields(s.arch, s.params, budget, loss_model)},
                        lo <= s.arch.depth <= hi) for s in shapes]
     arch = planned.arch
     record = bounds(arch.depth, arch.width, arch.heads, options.reading)
     fields, _ = block_fields(arch, context=options.context)
     rec_counts = counts(rec)
     rec_costs = cost.fields(rec)
-    rec_loss = cost.loss_fields(rec, recommended.params, budget)
+    rec_loss = cost.loss_fields(rec, recommended.params, budget, loss_model)
     warnings, notes = plan_notes.advice(budget, options, theory, planned, recommended, optimum, rule, built, band, cost, fitted)
     notes += [left_out] if left_out else []
     return Plan(
@@ -368,7 +369,7 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
         run=run_record(cost), **cost.fields(arch),
         **{"recommended_" + name: rec_costs[name] for name in RECOMMENDED_FIELDS},
         **{"recommended_" + name: rec_loss[name] for name in LOSS_FIELDS[:4]},
-        **dict(zip(("optimal_depth", "optimal_depth_low", "optimal_depth_high"), map(float, optimal_depth(budget)))),
+        **dict(zip(("optimal_depth", "optimal_depth_low", "optimal_depth_high"), map(float, optimal_depth(budget, loss_model)))),
         candidates=tuple(built), warnings=tuple(warnings), notes=tuple(notes),
     )
 

@@ -135,3 +135,13 @@ def why(ranked: list[tuple[float, Targeted]], band: tuple[int, int], prefer: str
     ov = other.penalty[0]
     return (f"{head}: predicted {mine}, against {other.arch.depth}x{other.arch.width} at {_pct(ov)} and "
             f"{_time(other.to_target, other.unit)} (loss model fitted on Gemstones ablations, docs/loss.md).")
+
+
+def rule_loss_model(path: str | None) -> PenaltyModel | None:
+    """The loss penalty a rule file carries (``fit --save`` refits it on the user's sweep), or None."""
+    if path is None:
+        return None
+    from .rulefile import read_rule_file
+
+    stored = read_rule_file(path).loss_model
+    return None if stored is None else PenaltyModel.from_dict(stored)

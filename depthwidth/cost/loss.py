@@ -23,10 +23,41 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
+import math
 
 Z_95 = 1.959963984540054  # two-sided 95% normal quantile: the intervals below are about 95%
 REFERENCE_PARAMS = 1e9  # L*(N) is written around N = 1e9, so a is ln L* at 1e9
+
+
+class _Scalars:
+    """NumPy's few functions used here, for plain numbers: the scalar path loads no NumPy (startup)."""
+
+    log, exp, sqrt, isfinite = staticmethod(math.log), staticmethod(math.exp), staticmethod(math.sqrt), staticmethod(math.isfinite)
+
+    @staticmethod
+    def asarray(x, dtype=float):
+        return float(x)
+
+    @staticmethod
+    def maximum(x, y):
+        return max(x, y)
+
+    @staticmethod
+    def abs(x):
+        return abs(x)
+
+    @staticmethod
+    def power(x, y):
+        return x ** y
+
+
+def _lib(*values):
+    """NumPy when any value is an array (or a list), else the scalar stand-in: one formula for both."""
+    if any(not isinstance(v, (int, float)) for v in values):
+        import numpy
+
+        return numpy
+    return _Scalars
 
 
 @dataclass(frozen=True)
@@ -44,15 +75,15 @@ class LossLaw:
 
     def loss(self, params, tokens):
         """The law's loss at ``params`` and ``tokens`` (arrays broadcast)."""
-        return self.E + self.A / np.power(params, self.alpha) + self.B / np.power(tokens, self.beta)
+        return self.E + self.model_term(params) + self.data_term(tokens)
 
     def model_term(self, params):
         """A / N^alpha: the part of the loss that more parameters remove."""
-        return self.A / np.power(params, self.alpha)
+        return self.A / _lib(params).power(params, self.alpha)
 
     def data_term(self, tokens):
         """B / D^beta: the part of the loss that more tokens remove."""
-        return self.B / np.power(tokens, self.beta)
+        return self.B / _lib(tokens).power(tokens, self.beta)
 
 
 HOFFMANN_2022 = LossLaw(
@@ -91,16 +122,17 @@ class PenaltyModel:
 
     @property
     def k(self) -> float:
-        return float(np.exp(self.ln_k))
+        return math.exp(self.ln_k)
 
     def _sd_ln_depth(self, x):
         """Standard error of ln L*(N) at x = ln(N/1e9): var(a) + x²·var(b) + 2x·cov(a, b)."""
-        c = self.cov
+        c, np = self.cov, _lib(x)
         return np.sqrt(np.maximum(c[4] + x * x * c[8] + 2 * x * c[5], 0.0))
 
     def optimal_depth(self, params):
         """(L*, low, high) at ``params``: the optimal depth and its ~95% interval, which widens away
         from the sizes the fit saw (through the uncertainty of b)."""
+        np = _lib(params)
         x = np.log(np.asarray(params, dtype=float) / REFERENCE_PARAMS)
         center, sd = self.a + self.b * x, self._sd_ln_depth(x)
         return np.exp(center), np.exp(center - Z_95 * sd), np.exp(center + Z_95 * sd)
@@ -108,12 +140,13 @@ class PenaltyModel:
     def penalty(self, depth, params):
         """(loss_vs_best, low, high) of depth ``depth`` at ``params`` parameters (~95% interval: the
         optimum's uncertainty, k's, and the fit's residual scatter)."""
+        np = _lib(depth, params)
         x = np.log(np.asarray(params, dtype=float) / REFERENCE_PARAMS)
         u = np.abs(np.log(np.asarray(depth, dtype=float)) - (self.a + self.b * x))
-        spread, k_sd = Z_95 * self._sd_ln_depth(x), Z_95 * np.sqrt(max(self.cov[0], 0.0))
+        spread, k_sd = Z_95 * self._sd_ln_depth(x), Z_95 * math.sqrt(max(self.cov[0], 0.0))
         value = self.k * u * u
-        high = self.k * np.exp(k_sd) * (u + spread) ** 2 + Z_95 * self.scatter
-        low = np.maximum(self.k * np.exp(-k_sd) * np.maximum(u - spread, 0.0) ** 2 - Z_95 * self.scatter, 0.0)
+        high = self.k * math.exp(k_sd) * (u + spread) ** 2 + Z_95 * self.scatter
+        low = np.maximum(self.k * math.exp(-k_sd) * np.maximum(u - spread, 0.0) ** 2 - Z_95 * self.scatter, 0.0)
         return value, low, high
 
     def as_dict(self) -> dict:
@@ -155,11 +188,14 @@ def tokens_to_match(penalty, params, tokens, target_params=None, law: LossLaw = 
     the loss the best shape of ``target_params`` (default: the same) reaches on ``tokens``, by the
     law: B/D'^beta = B/D^beta + A/N_t^alpha - A/N^alpha - penalty·L(N_t, D). inf where no length
     reaches it (the shape's excess is more than its whole data term)."""
+    np = _lib(penalty, params, tokens, params if target_params is None else target_params)
     params = np.asarray(params, dtype=float)
     target = params if target_params is None else np.asarray(target_params, dtype=float)
     tokens = np.asarray(tokens, dtype=float)
     room = (law.data_term(tokens) + law.model_term(target) - law.model_term(params)
             - np.asarray(penalty, dtype=float) * law.loss(target, tokens))
+    if np is _Scalars:
+        return (law.B / room) ** (1.0 / law.beta) if room > 0 else math.inf
     with np.errstate(divide="ignore", invalid="ignore"):
         needed = np.power(law.B / room, 1.0 / law.beta)
     return np.where(room > 0, needed, np.inf)
@@ -168,6 +204,7 @@ def tokens_to_match(penalty, params, tokens, target_params=None, law: LossLaw = 
 def time_to_target(time, penalty, params, tokens, target_params=None, law: LossLaw = DEFAULT_LAW):
     """The time a shape needs to reach the best shape's loss: ``time`` (its time for ``tokens``,
     in any unit) x D'/D (``tokens_to_match``); inf where no length reaches it."""
+    np = _lib(time, tokens)
     return np.asarray(time, dtype=float) * tokens_to_match(penalty, params, tokens, target_params, law) / np.asarray(tokens, dtype=float)
 
 
@@ -183,5 +220,5 @@ def shape_loss_fields(depth, params, tokens=None, train_days=None, train_gpu_hou
         for name, time in (("time_to_target_days", train_days), ("time_to_target_gpu_hours", train_gpu_hours)):
             if time is not None:
                 t = float(time_to_target(time, value, params, tokens, None, law))
-                out[name] = t if np.isfinite(t) else None
+                out[name] = t if math.isfinite(t) else None
     return out

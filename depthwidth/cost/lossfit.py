@@ -50,12 +50,13 @@ def groups_of(rows) -> dict[str, list[dict]]:
     return {g: sorted(rs, key=lambda r: r["depth"]) for g, rs in out.items()}
 
 
-def adjusted(rows, law: LossLaw = DEFAULT_LAW) -> tuple[np.ndarray, float]:
-    """(losses carried to the group's geometric-mean count by the law, that count)."""
+def adjusted(rows, law: LossLaw | None = DEFAULT_LAW) -> tuple[np.ndarray, float]:
+    """(losses carried to the group's geometric-mean count by the law, that count); ``law`` None:
+    the losses as they are."""
     params = np.array([r["params"] for r in rows], dtype=float)
     ref = float(np.exp(np.log(params).mean()))
     loss = np.array([r["value"] for r in rows], dtype=float)
-    return loss - (law.model_term(params) - law.model_term(ref)), ref
+    return (loss if law is None else loss - (law.model_term(params) - law.model_term(ref))), ref
 
 
 def _arrays(groups: dict, law: LossLaw):
@@ -69,9 +70,10 @@ def _arrays(groups: dict, law: LossLaw):
     return np.array(ln_depth), np.array(y), np.array(x), np.array(index)
 
 
-def fit_penalty(rows, law: LossLaw = DEFAULT_LAW, slope: float | None = None, source: str = "") -> PenaltyModel:
+def fit_penalty(rows, law: LossLaw | None = DEFAULT_LAW, slope: float | None = None, source: str = "") -> PenaltyModel:
     """The PenaltyModel fitted on ``rows`` (dicts with group, depth, params, value). ``slope``: hold b
-    fixed (one size: the data cannot tell how the optimum moves with size)."""
+    fixed (one size: the data cannot tell how the optimum moves with size). ``law`` None: no count
+    correction (an iso-budget sweep within ±5%, whose losses are taken as they are)."""
     from scipy.optimize import least_squares
 
     groups = groups_of(rows)
