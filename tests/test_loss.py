@@ -225,3 +225,13 @@ def test_fit_saves_a_refitted_penalty_and_plan_rule_file_uses_it(tmp_path):
     for c in record["candidates"]:
         optimum = math.exp(stored["a"] + stored["b"] * math.log(3e8 / 1e9))
         assert c["loss_vs_best"] == pytest.approx(math.exp(stored["ln_k"]) * math.log(c["depth"] / optimum) ** 2, rel=1e-9)
+
+
+def test_plan_says_where_the_loss_model_is_extrapolated():
+    inside = plan_json("--params", "5e8", "--tokens", "5e10")
+    far = plan_json("--params", "7e10")
+    [near_note] = [n for n in inside["notes"] if n.startswith("loss model")]
+    [far_note] = [n for n in far["notes"] if n.startswith("loss model")]
+    assert "extrapolated" not in near_note  # 5e8 at 100 tokens per parameter: inside Gemstones' 4.8e7-2e9 and 49-7237
+    assert "this size" in far_note and "20 tokens per parameter" in far_note
+    assert far["optimal_depth_high"] / far["optimal_depth_low"] > inside["optimal_depth_high"] / inside["optimal_depth_low"]

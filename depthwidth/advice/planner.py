@@ -298,7 +298,7 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     from .evidence import depth_band
     from .pick import CONSENSUS, consensus_pick, costing, rule_why
     from ..cost.fields import RECOMMENDED_FIELDS
-    from .target import LOSS_FIELDS, rule_loss_model
+    from .target import LOSS_FIELDS, loss_notes, rule_loss_model
     from ..cost.loss import optimal_depth
 
     options = options or PlanOptions()
@@ -351,7 +351,7 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     rec_costs = cost.fields(rec)
     rec_loss = cost.loss_fields(rec, recommended.params, budget, loss_model)
     warnings, notes = plan_notes.advice(budget, options, theory, planned, recommended, optimum, rule, built, band, cost, fitted)
-    notes += [left_out] if left_out else []
+    notes += ([left_out] if left_out else []) + loss_notes(budget, tokens, loss_model)
     return Plan(
         budget=budget, budget_source=budget_source, arch=spending.arch, budget_count=spending.budget_count,
         min_depth_exact=theory.min_depth_exact, min_depth=depth, width_exact=theory.width_exact, width=arch.width,

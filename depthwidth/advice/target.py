@@ -145,3 +145,22 @@ def rule_loss_model(path: str | None) -> PenaltyModel | None:
 
     stored = read_rule_file(path).loss_model
     return None if stored is None else PenaltyModel.from_dict(stored)
+
+
+def loss_notes(budget: float, tokens: float | None, model: PenaltyModel | None = None) -> list[str]:
+    """The plan's note on the loss model (one line): its optimum at the budget, and where the budget
+    or the training length lies outside the data it was fitted on."""
+    from ..cost.loss import SHIPPED, SHIPPED_TOKENS_PER_PARAM, optimal_depth
+
+    m = model or SHIPPED
+    depth, low, high = (float(v) for v in optimal_depth(budget, m))
+    outside = []
+    if not m.params_range[0] <= budget <= m.params_range[1]:
+        outside.append(f"this size (it saw {m.params_range[0]:.2g}-{m.params_range[1]:.2g} parameters)")
+    ratio = (tokens or 20 * budget) / budget
+    if model is None and not SHIPPED_TOKENS_PER_PARAM[0] <= ratio <= SHIPPED_TOKENS_PER_PARAM[1]:
+        outside.append(f"{ratio:.3g} tokens per parameter (its runs trained on {SHIPPED_TOKENS_PER_PARAM[0]:.0f}-"
+                       f"{SHIPPED_TOKENS_PER_PARAM[1]:.0f}; the length's effect on the penalty is not modelled)")
+    return [f"loss model (docs/loss.md): optimal depth {depth:.0f} [{low:.0f}, {high:.0f}]; loss_vs_best = "
+            f"{m.k:.4f}·ln(depth/{depth:.1f})², fitted on {m.points} losses of {m.shapes} shapes, scatter {m.scatter:.2%}"
+            + ("; extrapolated to " + " and ".join(outside) if outside else "")]

@@ -99,6 +99,8 @@ BESIROGLU_2024 = LossLaw(
     "verified in the authors' repository epoch-research/analyzing-chinchilla@92258837425e1b5f2851d624287f0120583a3d0e "
     "data_analysis.ipynb (printed estimates A 482.00572, B 2085.43420, E 1.81686 (fitted e^0.59711 = 1.8172), "
     "alpha 0.34781, beta 0.36585)")
+# Training tokens per parameter the shipped model's data span (Gemstones: 2B at 100B tokens to 48M at 350B)
+SHIPPED_TOKENS_PER_PARAM = (49.3, 7237.2)
 LAWS = {law.name: law for law in (HOFFMANN_2022, BESIROGLU_2024)}
 DEFAULT_LAW = HOFFMANN_2022
 
