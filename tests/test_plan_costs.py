@@ -120,7 +120,7 @@ def test_help_states_every_default():
     text = re.sub(r"[│╭╮╰╯─]", " ", text)
     text = " ".join(text.split())
     for phrase in ("h100 (default)", "Default 1.", "Default 0.4", "selective (default", "Default 2048", "consensus (default",
-                   "balanced (all four; default)", "Default: none"):
+                   "balanced (wall-clock time to that loss; default)", "Default: none"):
         assert phrase in text, phrase
 
 

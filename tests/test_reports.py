@@ -1,4 +1,5 @@
 """Real models in: catalogue reports, config reports, and the reproduction of the paper's claims."""
+import math
 import json
 import subprocess
 import sys
@@ -28,7 +29,12 @@ def test_model_reports():
     gpt3 = model_report(lookup("gpt3-175b"))
     assert (gpt3.depth, gpt3.width, gpt3.heads) == (96, 12288, 96)
     assert gpt3.empirical_depth == pytest.approx(80.5, abs=0.1) and gpt3.depth > gpt3.empirical_depth
-    assert any("deeper by 19%" in n for n in gpt3.notes)
+    assert any("Levine et al. fit alone" in n and "depth 80.5" in n for n in gpt3.notes)
+    # one optimum across plan, inspect and models: the loss model's L*(N) = exp(a + b·ln(N/1e9)) (cost/loss.py)
+    from depthwidth.cost.loss import SHIPPED
+    optimum = math.exp(SHIPPED.a + SHIPPED.b * math.log(gpt3.params_12Ld2 / 1e9))
+    assert gpt3.optimal_depth == pytest.approx(optimum) and gpt3.optimal_depth_low < optimum < gpt3.optimal_depth_high
+    assert any(f"deeper by {96 / optimum - 1:.0%}" in n and "loss model" in n for n in gpt3.notes)
 
 
 @pytest.mark.parametrize("name, shape, real", [

@@ -30,8 +30,9 @@ WIDEN = (2.0, 4.0, 8.0, 16.0, 64.0, 1e3, math.inf)  # windows tried, in order, u
 PREFERENCES = ("train", "serve", "balanced")
 DEFAULT_PREFERENCE = "balanced"
 KAPLAN_NOTE = ("Kaplan et al. 2020 (arXiv 2001.08361, Figure 5 and Section 3.1): at fixed size the aspect ratio d/L can "
-               "vary by a factor of 40 with loss changing only a few percent; inside that flat bowl the evidence fixes a "
-               "band of depths, not one depth, so the pick inside the band is made by cost")
+               "vary by a factor of 40 with loss changing only a few percent; inside that shallow bowl the evidence fixes a "
+               "band of depths, not one depth, and the pick inside the band weighs each shape's predicted loss penalty "
+               "against its speed (time to the best shape's loss; docs/loss.md)")
 
 
 def practice_scatter(shapes=published.CHINCHILLA_A9) -> float:

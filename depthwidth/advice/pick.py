@@ -4,10 +4,12 @@ shape a plan prints (``costs.py``).
 The consensus (README "How the recommendation is made"): the floor is the theory's minimal depth;
 the band [lo, hi] comes from the in-range evidence at the budget (``evidence.depth_band``); the
 candidates are valid snapped shapes (``snapping.snap_width``) at the depths of the band; the pick is
-the cheapest of them by ``costs.run_costs`` under the plan's run (``--prefer``). Without a training
-length the ranking assumes the compute-optimal 20 tokens per parameter (Hoffmann et al. 2022), and
-without a GPU count one node of the accelerator (``hardware.node_gpus``); the printed costs are the
-ones ranked by, at those assumptions (``run.tokens_assumed``, ``run.gpus_assumed`` say so; issue 32).
+the one that reaches the best shape's loss soonest under the plan's run (``target.py``: the loss
+model's penalty turned into extra tokens by the loss law, times the shape's own training time by
+``costs.run_costs``; ``--prefer``, ``--loss-tolerance``). Without a training length the ranking
+assumes the compute-optimal 20 tokens per parameter (Hoffmann et al. 2022), and without a GPU count
+one node of the accelerator (``hardware.node_gpus``); the printed costs are the ones ranked by, at
+those assumptions (``run.tokens_assumed``, ``run.gpus_assumed`` say so; issue 32).
 """
 from __future__ import annotations
 
@@ -50,6 +52,20 @@ class Costing:
         scale = budget / count if count else 1.0
         return replace(costs, train_gpu_hours=costs.train_gpu_hours * scale,
                        train_memory_per_gpu_bytes=costs.train_memory_per_gpu_bytes * scale)
+
+    def assess(self, arch, count: float, budget: float, loss_model=None):
+        """The shape's penalty and time to the target loss (``target.assess``; memoized per shape)."""
+        from .target import assess
+
+        key = (arch.depth, arch.width, arch.heads, arch.kv_heads, arch.ffn, count, budget, id(loss_model))
+        cache = self.__dict__.setdefault("_targets", {})
+        if key not in cache:
+            cache[key] = assess(arch, self.costs(arch), count, budget, self.ranking.tokens, loss_model)
+        return cache[key]
+
+    def loss_fields(self, arch, count: float, budget: float, loss_model=None) -> dict:
+        """The shape record's loss fields (``target.LOSS_FIELDS``)."""
+        return self.assess(arch, count, budget, loss_model).fields(self.tokens_given)
 
     def fields(self, arch) -> dict:
         """The shape record's cost fields (``run_records.COST_FIELDS``)."""
@@ -109,16 +125,21 @@ def band_shapes(budget: int, spending, constraints, model, lo: int, hi: int) -> 
                   f"the pick: their heads are not a multiple of the block's {kv_heads} KV heads, so they would have fewer")
 
 
-def consensus_pick(budget: int, spending, constraints, model, floor: int, band, cost: Costing, prefer: str):
-    """(the Snapped pick, the evidence.Consensus, a note or None) inside ``band``; the pick is None
-    when no valid shape lies in the band."""
-    from .evidence import Consensus, pick
+def consensus_pick(budget: int, spending, constraints, model, floor: int, band, cost: Costing, prefer: str,
+                   tolerance: float | None = None, loss_model=None):
+    """(the Snapped pick, the evidence.Consensus, a note or None) inside ``band``: the shape that reaches
+    the best shape's loss soonest (``target.score``); the pick is None when no valid shape lies in the band."""
+    from .evidence import Consensus, Pick
+    from . import target
 
-    lo, hi = band.depth_band
-    shapes, note = band_shapes(budget, spending, constraints, model, lo, hi)
-    counts = {id(s.arch): s.params for s in shapes}
-    chosen = pick(band, [s.arch for s in shapes], lambda arch: cost.ranked(arch, counts[id(arch)], budget), prefer)
-    snapped = None if chosen is None else next(s for s in shapes if s.arch is chosen.arch)
+    shapes, note = band_shapes(budget, spending, constraints, model, *band.depth_band)
+    if not shapes:
+        return None, Consensus(band, None), note
+    ranked = target.score([cost.assess(s.arch, s.params, budget, loss_model) for s in shapes], prefer, tolerance)
+    score, best = ranked[0]
+    chosen = Pick(best.arch, best.costs, score, prefer, target.why(ranked, band.depth_band, prefer, tolerance),
+                  tuple((s, t.arch, t.costs) for s, t in ranked))
+    snapped = next(s for s in shapes if s.arch is best.arch)
     return snapped, Consensus(band, chosen), note
 
 

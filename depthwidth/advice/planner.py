@@ -56,7 +56,11 @@ class Candidate(ShapeRecord):
     fits_on_gpu: bool | None = None
     kv_cache_bytes_per_sequence: int | None = None
     inference_memory_bytes: int | None = None
-
+    loss_vs_best: float | None = None  # target.LOSS_FIELDS: the loss model's penalty and the time to the best shape's loss
+    loss_vs_best_low: float | None = None
+    loss_vs_best_high: float | None = None
+    time_to_target_days: float | None = None
+    time_to_target_gpu_hours: float | None = None
 
 
 def candidate(snapped: Snapped, context: int, reading: str = CONSISTENT, costs: dict | None = None,
@@ -149,6 +153,13 @@ class Plan(PlanBrief):
     recommended_train_memory_per_gpu_bytes: int
     recommended_fits_on_gpu: bool
     recommended_kv_cache_bytes_per_sequence: int | None
+    recommended_loss_vs_best: float | None
+    recommended_loss_vs_best_low: float | None
+    recommended_loss_vs_best_high: float | None
+    recommended_time_to_target_days: float | None
+    optimal_depth: float  # the loss model's optimal depth at the budget (cost/loss.py; inspect and models report the same)
+    optimal_depth_low: float
+    optimal_depth_high: float
     candidates: tuple[Candidate, ...]
     warnings: tuple[str, ...]
     notes: tuple[str, ...]
@@ -172,6 +183,7 @@ class PlanOptions:
     reading: str = CONSISTENT
     prefer: str = "balanced"
     run: object = None
+    loss_tolerance: float | None = None  # --loss-tolerance: the fastest shape within this predicted penalty
 
     def __post_init__(self):
         # one context: a learned position table (GPT-2's wpe) has the plan's context rows in every shape
@@ -286,6 +298,8 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     from .evidence import depth_band
     from .pick import CONSENSUS, consensus_pick, costing, rule_why
     from ..cost.fields import RECOMMENDED_FIELDS
+    from .target import LOSS_FIELDS, loss_notes, rule_loss_model
+    from ..cost.loss import optimal_depth
 
     options = options or PlanOptions()
     spending, constraints = options.spending, options.constraints
@@ -303,7 +317,8 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     lo, hi = band.depth_band
     rule, optimum, fitted, left_out = None, None, None, None
     if options.rule_file is None and options.rule == CONSENSUS:
-        recommended, agreed, left_out = consensus_pick(budget, spending, constraints, model, depth, band, cost, options.prefer)
+        recommended, agreed, left_out = consensus_pick(budget, spending, constraints, model, depth, band, cost, options.prefer,
+                                                         options.loss_tolerance)
         target = math.sqrt(lo * hi)
         why = agreed.why
         if recommended is None:  # no valid shape inside the band: the valid shape nearest its middle
@@ -326,14 +341,17 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     if rule is not None:
         why = rule_why(rule.name, rec.depth, rec.width, (lo, hi), bool(fitted and fitted.clamped))
     shapes = plan_candidates(budget, spending, constraints, model, depth, sorted({lo, hi}), max(target, hi, rec.depth), recommended)
-    built = [candidate(s, options.context, options.reading, cost.fields(s.arch), lo <= s.arch.depth <= hi) for s in shapes]
+    loss_model = rule_loss_model(options.rule_file)  # fit --save's refit on the user's sweep, else the shipped model
+    built = [candidate(s, options.context, options.reading, {**cost.fields(s.arch), **cost.loss_fields(s.arch, s.params, budget, loss_model)},
+                       lo <= s.arch.depth <= hi) for s in shapes]
     arch = planned.arch
     record = bounds(arch.depth, arch.width, arch.heads, options.reading)
     fields, _ = block_fields(arch, context=options.context)
     rec_counts = counts(rec)
     rec_costs = cost.fields(rec)
+    rec_loss = cost.loss_fields(rec, recommended.params, budget, loss_model)
     warnings, notes = plan_notes.advice(budget, options, theory, planned, recommended, optimum, rule, built, band, cost, fitted)
-    notes += [left_out] if left_out else []
+    notes += ([left_out] if left_out else []) + loss_notes(budget, tokens, loss_model)
     return Plan(
         budget=budget, budget_source=budget_source, arch=spending.arch, budget_count=spending.budget_count,
         min_depth_exact=theory.min_depth_exact, min_depth=depth, width_exact=theory.width_exact, width=arch.width,
@@ -350,6 +368,8 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
         rule_in_range=None if fitted is None else fitted.in_range, rule_clamped=None if fitted is None else fitted.clamped,
         run=run_record(cost), **cost.fields(arch),
         **{"recommended_" + name: rec_costs[name] for name in RECOMMENDED_FIELDS},
+        **{"recommended_" + name: rec_loss[name] for name in LOSS_FIELDS[:4]},
+        **dict(zip(("optimal_depth", "optimal_depth_low", "optimal_depth_high"), map(float, optimal_depth(budget, loss_model)))),
         candidates=tuple(built), warnings=tuple(warnings), notes=tuple(notes),
     )
 

@@ -111,6 +111,12 @@ class ModelReport(ShapeRecord):
     empirical_depth: float
     empirical_width: float
     source: str
+    optimal_depth: float  # the loss model's optimum for its size (cost/loss.py; the same one plan and sweep use)
+    optimal_depth_low: float
+    optimal_depth_high: float
+    loss_vs_best: float  # its predicted loss penalty against the best shape of its size
+    loss_vs_best_low: float
+    loss_vs_best_high: float
 
 
 @dataclass(frozen=True)
@@ -129,8 +135,24 @@ class ConfigReport(ShapeRecord):
     empirical_depth: float
     empirical_width: float
     vocab_bottleneck: bool
+    optimal_depth: float  # the loss model's optimum for its size (cost/loss.py; the same one plan and sweep use)
+    optimal_depth_low: float
+    optimal_depth_high: float
+    loss_vs_best: float  # its predicted loss penalty against the best shape of its size
+    loss_vs_best_low: float
+    loss_vs_best_high: float
+
     attention_layers: int | None = None
     params_other_mixers: int | None = None
+
+
+def loss_report(depth: int, size: float) -> dict:
+    """The loss model's fields of a shape of ``depth`` layers and ``size`` parameters (cost/loss.py)."""
+    from ..cost.loss import loss_penalty, optimal_depth
+
+    names = ("optimal_depth", "optimal_depth_low", "optimal_depth_high", "loss_vs_best", "loss_vs_best_low", "loss_vs_best_high")
+    values = [*optimal_depth(max(size, 1)), *loss_penalty(depth, max(size, 1))]
+    return {name: float(v) for name, v in zip(names, values)}
 
 
 def size_notes(depth: int, width: int, size: int, vocab: int | None) -> tuple[tuple[str, ...], int, float, float]:
@@ -138,9 +160,14 @@ def size_notes(depth: int, width: int, size: int, vocab: int | None) -> tuple[tu
     lowest = min_depth(max(size, 1))
     emp_depth, emp_width = empirical_optimum(size)
     side = "respects" if depth >= lowest else "is below"
+    loss = loss_report(depth, size)
+    optimum, low, high = loss["optimal_depth"], loss["optimal_depth_low"], loss["optimal_depth_high"]
     notes = [f"depth {depth} {side} the minimal depth {lowest} for its size (threshold rule, Levine et al. 2020)",
-             f"empirical optimum for its size: depth {emp_depth:.1f}, width {emp_width:,.0f}; this model is "
-             f"{'deeper' if depth > emp_depth else 'shallower'} by {abs(depth / emp_depth - 1):.0%} (fit, not theory)"]
+             f"optimal depth for its size by the loss model: {optimum:.0f} [{low:.0f}, {high:.0f}]; this model is "
+             f"{'deeper' if depth > optimum else 'shallower'} by {abs(depth / optimum - 1):.0%}, a predicted loss penalty of "
+             f"{loss['loss_vs_best']:+.2%} [{loss['loss_vs_best_low']:+.2%}, {loss['loss_vs_best_high']:+.2%}] vs the best shape "
+             "of its size (fitted on Gemstones 50M-2B; docs/loss.md)",
+             f"the Levine et al. fit alone (one rule of the evidence) puts it at depth {emp_depth:.1f}, width {emp_width:,.0f}"]
     if vocab is not None and width > vocab:
         notes.append(f"width {width} exceeds the vocabulary size {vocab}: the embedding rank caps what extra width adds "
                      "(vocabulary bottleneck, Wies et al. 2021)")
@@ -157,7 +184,7 @@ def model_report(model, reading: str = "consistent") -> ModelReport:
     return ModelReport(**{**record.__dict__, "notes": record.notes + notes}, name=model.name, display_name=model.display_name,
                        family=model.family, year=model.year, vocab=model.vocab, published_params=model.params,
                        aspect_ratio=model.width / model.depth, min_depth=lowest, empirical_depth=emp_depth,
-                       empirical_width=emp_width, source=model.source)
+                       empirical_width=emp_width, source=model.source, **loss_report(model.depth, record.params_12Ld2))
 
 
 def config_report(config, reading: str = "consistent") -> ConfigReport:
@@ -179,4 +206,5 @@ def config_report(config, reading: str = "consistent") -> ConfigReport:
                         empirical_depth=emp_depth, empirical_width=emp_width,
                         vocab_bottleneck=config.vocab is not None and config.width > config.vocab,
                         attention_layers=getattr(config, "attention_layers", None),
-                        params_other_mixers=getattr(config, "params_other_mixers", None))
+                        params_other_mixers=getattr(config, "params_other_mixers", None),
+                        **loss_report(config.depth, size))

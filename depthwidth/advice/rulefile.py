@@ -130,6 +130,7 @@ class FittedRule:
     created: str
     tool: str
     fitted_on: FittedOn | None = None
+    loss_model: dict | None = None  # the loss penalty refitted on the sweep (cost.loss.PenaltyModel.as_dict; issue 31)
 
     def width_at_depth(self, depth: float) -> float | None:
         """Levine form: the optimal width exp(a + b·L) at depth L; None when the Levine form was not fitted."""
@@ -291,7 +292,8 @@ def _rule(m) -> FittedRule:
                              tuple(Source(s.file, s.sha256) for s in f.sources))
     return FittedRule(m.format, m.name, m.form, levine, power, m.group_by,
                       FitRange(tuple(r.size), tuple(r.depth), tuple(r.width)), groups,
-                      Source(m.source.file, m.source.sha256), m.created, m.tool, fitted_on)
+                      Source(m.source.file, m.source.sha256), m.created, m.tool, fitted_on,
+                      None if m.loss_model is None else m.loss_model.model_dump())
 
 
 # ---- what the law says, and whether to believe it -----------------------------------------------

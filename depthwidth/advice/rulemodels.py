@@ -107,6 +107,22 @@ class FittedOnModel(_Strict):
     sources: tuple[SourceModel, ...]
 
 
+class LossModel(_Strict):
+    """The loss penalty refitted on the sweep (cost.loss.PenaltyModel; issue 31)."""
+
+    ln_k: float
+    a: float
+    b: float
+    cov: tuple[float, float, float, float, float, float, float, float, float]
+    scatter: float = Field(ge=0)
+    points: int = Field(ge=1, strict=True)
+    groups: int = Field(ge=1, strict=True)
+    shapes: int = Field(ge=1, strict=True)
+    params_range: tuple[float, float]
+    depth_range: tuple[float, float]
+    source: str
+
+
 class RuleModel(_Strict):
     format: Literal["depthwidth-rule/1", "depthwidth-rule/2"]
     name: str = Field(pattern=r"^[a-z0-9-]+$")
@@ -120,6 +136,7 @@ class RuleModel(_Strict):
     created: str
     tool: str
     fitted_on: Optional[FittedOnModel] = None
+    loss_model: Optional[LossModel] = None
 
     @field_validator("created")
     @classmethod

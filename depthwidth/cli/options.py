@@ -93,8 +93,9 @@ Mfu = Annotated[float, typer.Option("--mfu", help="Model FLOPs utilization for t
 MfuText = Annotated[str, typer.Option("--mfu", help="Model FLOPs utilization for GPU-hours and days, above 0 and at most 1. Default 0.4.")]
 Batch = Annotated[int, typer.Option("--batch", help="Sequences served at once, for inference memory (KV cache x batch). Default 1.",
                                     min=1, max=1 << 24)]
-Prefer = Annotated[str, typer.Option("--prefer", help="What the consensus pick inside the depth band minimizes: train (GPU-hours, memory "
-                                                      "per GPU), serve (KV cache, depth) or balanced (all four; default).")]
+Prefer = Annotated[str, typer.Option("--prefer", help="What the consensus pick inside the depth band minimizes, on the way to the best "
+                                                      "shape's loss (docs/loss.md): balanced (wall-clock time to that loss; default), "
+                                                      "train (GPU-hours to it) or serve (time to it, KV cache and depth together).")]
 CostTp = Annotated[Optional[int], typer.Option("--tp", help="Tensor-parallel degree: memory per GPU is split by it, and every shape that "
                                                             "cannot shard this many ways gets a warning. Default: 1 (no check).",
                                                min=1, max=1 << 12)]

@@ -171,18 +171,19 @@ def plan_explained(p):
                  right={"depth", "width"})
     days = any(c.train_days is not None for c in p.candidates)
     yield _table("Candidate shapes and what each costs", ["depth", "width", "heads (KV)", "ffn", "params", "d/L", "tp", "band", "regime",
-                                                          "log3 sep lower", "train FLOPs", "days" if days else "GPU-hours",
+                                                          "log3 sep lower", "loss vs best", "train FLOPs", "days" if days else "GPU-hours",
                                                           "memory/GPU", "fits", "KV/seq"],
                  ([str(c.depth), f"{c.width:,}", f"{c.heads} ({c.kv_heads})", f"{c.ffn:,}",
                    f"{fmt_count(getattr(c, p.budget_count))} ({c.budget_deviation:+.1%})", f"{c.aspect_ratio:.1f}", _tp_text(c.tp_sizes),
                    ("pick" if (c.depth, c.width) == (p.recommended_depth, p.recommended_width) else "in" if c.in_band else ""),
                    c.regime, fmt_log3(c.log3_sep_lower, c.lower_vacuous),
+                   "n/a" if c.loss_vs_best is None else f"{c.loss_vs_best:+.2%}",
                    "n/a" if c.train_flops is None else f"{c.train_flops:.3g}",
                    ("n/a" if c.train_days is None else f"{c.train_days:,.1f}") if days else
                    ("n/a" if c.train_gpu_hours is None else f"{c.train_gpu_hours:,.0f}"),
                    fmt_bytes(c.train_memory_per_gpu_bytes), _fits(c.fits_on_gpu), fmt_bytes(c.kv_cache_bytes_per_sequence)]
                   for c in p.candidates),
-                 right={"depth", "width", "ffn", "params", "d/L", "log3 sep lower", "train FLOPs", "days", "GPU-hours", "memory/GPU", "KV/seq"})
+                 right={"depth", "width", "ffn", "params", "d/L", "log3 sep lower", "loss vs best", "train FLOPs", "days", "GPU-hours", "memory/GPU", "KV/seq"})
     yield _notes(p.notes)
 
 

@@ -74,9 +74,14 @@ def command(
     from ...output.tables import fit_tables
     from ...advice.rulefile import rule_name, write_rule_file
 
-    report, _ = fit_report(results, group_by, form.value, bootstrap, seed, rule_name(name, save), runs_dir=runs_dir,
+    report, fitted_runs = fit_report(results, group_by, form.value, bootstrap, seed, rule_name(name, save), runs_dir=runs_dir,
                            sweep=sweep, loss_column=loss_column, id_column=id_column, metric=metric.value)
     check_field(report, field)  # a bad --field fails before the rule file is written
     if save is not None:
-        write_rule_file(report.rule(date.today().isoformat(), f"depthwidth {__version__}"), save, force)
+        from dataclasses import replace
+
+        from ...loop.lossrefit import refit_penalty
+
+        rule = report.rule(date.today().isoformat(), f"depthwidth {__version__}")
+        write_rule_file(replace(rule, loss_model=refit_penalty(fitted_runs, group_by.value)), save, force)
     emit(report, format.value, field, fit_tables)

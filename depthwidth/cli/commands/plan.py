@@ -34,6 +34,8 @@ def command(
     tp: Tp = 1,
     rule: Rule = "consensus",
     prefer: Prefer = "balanced",
+    loss_tolerance: Annotated[Optional[str], typer.Option("--loss-tolerance", help="Pick the fastest shape in the band whose predicted "
+                                                         "loss penalty vs the best shape is within this (0.5% or 0.005); docs/loss.md.")] = None,
     rules: Annotated[bool, typer.Option("--rules", help="Show every rule's shape for the budget side by side (one record per rule).")] = False,
     brief: Annotated[bool, typer.Option("--brief", help="Only the threshold rule's answer (minimal depth, its shape and counts) for "
                                         "each budget, computed for all budgets at once: for pipelines over many budgets. "
@@ -73,7 +75,7 @@ def command(
     choice = prefer.strip().lower()
     if choice not in PREFERENCES:
         raise InputError("--prefer", prefer, "expected one of " + ", ".join(PREFERENCES))
-    options = replace(options, prefer=choice, run=run_spec(None, gpu, gpus, tp, pp, zero, recompute, mfu, context, batch))
+    options = replace(options, prefer=choice, loss_tolerance=_tolerance(loss_tolerance), run=run_spec(None, gpu, gpus, tp, pp, zero, recompute, mfu, context, batch))
     if plot is not None:  # checked before any work: a bad path or no matplotlib fails at once
         from ...output.plot import check_output_path, require_matplotlib
 
@@ -152,3 +154,19 @@ def _brief(values: list[int], options, source: str, fmt: str, field) -> None:
     if fmt == "table" and field is None:
         return emit([PlanBrief(*row) for row in zip(*columns.values())], fmt, field, plan_brief_tables)
     write_columns(columns, fmt, field, sys.stdout)
+
+
+def _tolerance(text: Optional[str]) -> Optional[float]:
+    """--loss-tolerance as a fraction: "0.5%" or "0.005"; None when not given."""
+    if text is None:
+        return None
+    from ...errors import InputError
+
+    raw = text.strip()
+    try:
+        value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
+    except ValueError:
+        value = float("nan")
+    if not (0 <= value < 1):
+        raise InputError("--loss-tolerance", text, "expected a penalty such as 0.5% or 0.005 (from 0 up to 100%)")
+    return value

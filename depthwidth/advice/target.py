@@ -1,0 +1,166 @@
+"""The pick by time to the target loss (issue 31): every candidate's predicted loss penalty
+(``cost.loss``), the extra training it needs to match the best shape of the budget (the loss law),
+and its time to that target on the user's cluster (its own training time, ``cost.run.run_costs``, x
+the extra-token factor: whatever model of throughput run_costs uses, the pick follows it).
+
+Preferences: ``balanced`` (the default) picks the least wall-clock time to the target (days; GPU-hours
+when no GPU count is given); ``train`` the least GPU-hours to the target; ``serve`` the least geometric
+mean of the time to the target, the KV cache per sequence and the decode latency (taken as ∝ depth:
+one sequential layer after another per token). With a loss tolerance, the pick is the fastest shape
+(its own training time, not to the target) whose predicted penalty is within the tolerance.
+Shapes that do not fit on the GPU come after every shape that does. Pure: no I/O.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..cost.loss import DEFAULT_LAW, LossLaw, PenaltyModel, loss_penalty, time_to_target
+
+LOSS_FIELDS = ("loss_vs_best", "loss_vs_best_low", "loss_vs_best_high", "time_to_target_days", "time_to_target_gpu_hours")
+
+
+@dataclass(frozen=True)
+class Targeted:
+    """One shape on the way to the target loss: its arch and costs, the predicted penalty (value,
+    low, high), its own training time and its time to the target (None: no length reaches it)."""
+
+    arch: object
+    costs: object
+    penalty: tuple[float, float, float]
+    time: float  # its training time for the plan's tokens (days, or GPU-hours without a GPU count)
+    to_target: float | None  # the same unit, to the best shape's loss
+    unit: str  # "days" | "GPU-hours"
+
+    def fields(self, tokens_given: bool = True) -> dict:
+        """The LOSS_FIELDS of this shape (times null without a training length: a ranking length is assumed)."""
+        value, low, high = self.penalty
+        days = _scaled(getattr(self.costs, "train_days", None), self)
+        hours = _scaled(getattr(self.costs, "train_gpu_hours", None), self)
+        return dict(loss_vs_best=value, loss_vs_best_low=low, loss_vs_best_high=high,
+                    time_to_target_days=days if tokens_given else None, time_to_target_gpu_hours=hours if tokens_given else None)
+
+
+def _scaled(time, shape: Targeted):
+    if time is None or shape.to_target is None:
+        return None
+    return time * shape.to_target / shape.time if shape.time else None
+
+
+def _finite(x: float) -> float | None:
+    return float(x) if math.isfinite(x) else None
+
+
+def assess(arch, costs, count: float, budget: float, tokens: float, model: PenaltyModel | None = None,
+           law: LossLaw = DEFAULT_LAW) -> Targeted:
+    """The Targeted of one shape: ``count`` its parameters (the count the budget limits), ``budget``
+    the size of the best shape it is measured against, ``tokens`` the training length."""
+    value, low, high = (float(v) for v in loss_penalty(arch.depth, budget, model))
+    days = getattr(costs, "train_days", None)
+    time, unit = (days, "days") if days is not None else (costs.train_gpu_hours, "GPU-hours")
+    to_target = _finite(float(time_to_target(time, value, count, tokens, budget, law)))
+    return Targeted(arch, costs, (value, low, high), time, to_target, unit)
+
+
+def _fits(t: Targeted) -> int:
+    return 0 if getattr(t.costs, "fits_on_gpu", True) is not False else 1
+
+
+def _log_ratio(value, best):
+    if value is None or best is None or best <= 0:
+        return 0.0
+    return math.log(value / best)
+
+
+def score(shapes: list[Targeted], prefer: str, tolerance: float | None = None) -> list[tuple[float, Targeted]]:
+    """(score, shape) ranked best first (lower is better): see the module docstring."""
+    if tolerance is not None:
+        within = [t for t in shapes if t.penalty[0] <= tolerance]
+        pool = within or sorted(shapes, key=lambda t: t.penalty[0])[:1]
+        rest = [t for t in shapes if t not in pool]
+        ranked = sorted(pool, key=lambda t: (_fits(t), t.time, t.arch.depth)) + sorted(rest, key=lambda t: (t.penalty[0], t.time))
+        return [(t.time, t) for t in ranked]
+    big = math.inf
+    hours = [getattr(t.costs, "train_gpu_hours", None) for t in shapes]
+
+    def to_target(t, i):
+        if prefer == "train" and hours[i] is not None and t.to_target is not None:
+            return hours[i] * t.to_target / t.time
+        return t.to_target
+
+    targets = [to_target(t, i) for i, t in enumerate(shapes)]
+    if prefer in ("balanced", "train"):
+        scored = [((big if x is None else x), t) for x, t in zip(targets, shapes)]
+    else:  # serve: time to target, KV cache, depth (decode latency), as log ratios to the best of each
+        kv = [getattr(t.costs, "kv_cache_bytes_per_sequence", None) for t in shapes]
+        best_t = min((x for x in targets if x is not None), default=None)
+        best_kv = min((x for x in kv if x is not None), default=None) if all(x is not None for x in kv) else None
+        best_depth = min(t.arch.depth for t in shapes)
+        scored = []
+        for x, k, t in zip(targets, kv, shapes):
+            parts = [big if x is None else _log_ratio(x, best_t), math.log(t.arch.depth / best_depth)]
+            parts += [_log_ratio(k, best_kv)] if best_kv is not None else []
+            scored.append((sum(parts) / len(parts), t))
+    scored.sort(key=lambda s: (_fits(s[1]), s[0], s[1].arch.depth, s[1].arch.width))
+    return scored
+
+
+def _pct(x: float) -> str:
+    return f"{x:+.2%}" if abs(x) < 0.1 else f"{x:+.1%}"
+
+
+def _time(x: float | None, unit: str) -> str:
+    if x is None:
+        return "never (the penalty exceeds what more data can recover)"
+    return f"{x:,.3g} {unit}" if unit == "days" else f"{x:,.0f} {unit}"
+
+
+def why(ranked: list[tuple[float, Targeted]], band: tuple[int, int], prefer: str, tolerance: float | None = None) -> str:
+    """One sentence: the pick's predicted penalty and time to the target against the runner-up."""
+    _, pick = ranked[0]
+    v, lo, hi = pick.penalty
+    shape = f"{pick.arch.depth}x{pick.arch.width}"
+    mine = f"{_pct(v)} loss vs the best shape [{_pct(lo)}, {_pct(hi)}], {_time(pick.to_target, pick.unit)} to the target loss"
+    if tolerance is not None:
+        head = f"{shape} is the fastest of the {len(ranked)} valid shapes in the band [{band[0]}, {band[1]}] within the loss tolerance {tolerance:.2%}"
+    elif prefer == "serve":
+        head = f"{shape} best balances time to the target loss, KV cache and depth (prefer=serve) among the {len(ranked)} valid shapes in the band [{band[0]}, {band[1]}]"
+    else:
+        clock = "GPU-hours" if prefer == "train" or pick.unit != "days" else "wall-clock"
+        head = (f"{shape} reaches the best shape's loss soonest ({clock}) of the "
+                f"{len(ranked)} valid shapes in the band [{band[0]}, {band[1]}]")
+    if len(ranked) == 1:
+        return f"{head}: predicted {mine}."
+    _, other = ranked[1]
+    ov = other.penalty[0]
+    return (f"{head}: predicted {mine}, against {other.arch.depth}x{other.arch.width} at {_pct(ov)} and "
+            f"{_time(other.to_target, other.unit)} (loss model fitted on Gemstones ablations, docs/loss.md).")
+
+
+def rule_loss_model(path: str | None) -> PenaltyModel | None:
+    """The loss penalty a rule file carries (``fit --save`` refits it on the user's sweep), or None."""
+    if path is None:
+        return None
+    from .rulefile import read_rule_file
+
+    stored = read_rule_file(path).loss_model
+    return None if stored is None else PenaltyModel.from_dict(stored)
+
+
+def loss_notes(budget: float, tokens: float | None, model: PenaltyModel | None = None) -> list[str]:
+    """The plan's note on the loss model (one line): its optimum at the budget, and where the budget
+    or the training length lies outside the data it was fitted on."""
+    from ..cost.loss import SHIPPED, SHIPPED_TOKENS_PER_PARAM, optimal_depth
+
+    m = model or SHIPPED
+    depth, low, high = (float(v) for v in optimal_depth(budget, m))
+    outside = []
+    if not m.params_range[0] <= budget <= m.params_range[1]:
+        outside.append(f"this size (it saw {m.params_range[0]:.2g}-{m.params_range[1]:.2g} parameters)")
+    ratio = (tokens or 20 * budget) / budget
+    if model is None and not SHIPPED_TOKENS_PER_PARAM[0] <= ratio <= SHIPPED_TOKENS_PER_PARAM[1]:
+        outside.append(f"{ratio:.3g} tokens per parameter (its runs trained on {SHIPPED_TOKENS_PER_PARAM[0]:.0f}-"
+                       f"{SHIPPED_TOKENS_PER_PARAM[1]:.0f}; the length's effect on the penalty is not modelled)")
+    return [f"loss model (docs/loss.md): optimal depth {depth:.0f} [{low:.0f}, {high:.0f}]; loss_vs_best = "
+            f"{m.k:.4f}·ln(depth/{depth:.1f})², fitted on {m.points} losses of {m.shapes} shapes, scatter {m.scatter:.2%}"
+            + ("; extrapolated to " + " and ".join(outside) if outside else "")]
