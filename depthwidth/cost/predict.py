@@ -26,10 +26,18 @@ class Cluster:
     batch: int = 1
 
 
+def loss_size(arch: blocks.Architecture) -> int:
+    """The count the loss model is written in: all parameters, embeddings included (Gemstones' counts,
+    docs/loss.md); the non-embedding count where a block has no embeddings."""
+    total = blocks.params_embedding(arch)
+    return blocks.params_nonembedding(arch) + (total or 0)
+
+
 def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
     """The cost record of ``arch`` on ``cluster`` (see docs/performance.md for every field)."""
     from ..arch.hardware import accelerator, node_gpus
     from .layout import default_global_batch, search
+    from .loss import shape_loss_fields
     from .run import train_flops_per_token
 
     hw = accelerator(cluster.gpu)
@@ -75,8 +83,8 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
         "train_memory_per_gpu_bytes": int(memory), "layouts_searched": tried, "layouts_fitting": fitting,
         "tokens": cluster.tokens, "train_days": days, "train_gpu_hours": hours, "billed_ratio": BILLED_RATIO,
         "prefill_seconds": None, "decode_seconds_per_token": None, "decode_tokens_per_second": None, "serving_tp": None,
-        "loss_vs_best": None, "loss_vs_best_low": None, "loss_vs_best_high": None,
     }
+    record.update(shape_loss_fields(depth, loss_size(arch), cluster.tokens, days, hours))
     if cluster.serve:
         from .serve import serving, serving_tp
 

@@ -6,6 +6,14 @@ def _days(value) -> str:
     return "n/a" if value is None else (f"{value:,.1f}" if value >= 1 else f"{value * 24:,.1f} h")
 
 
+def _loss(r) -> str:
+    """The loss penalty with its ~95% interval (docs/loss.md)."""
+    value, low, high = r.get("loss_vs_best"), r.get("loss_vs_best_low"), r.get("loss_vs_best_high")
+    if value is None:
+        return "n/a"
+    return f"+{value:.2%} [{low:.1%}, {high:.1%}]"
+
+
 def cost_tables(records):
     """The layout, step time, throughput, MFU/HFU, memory and (with --tokens) days per shape; serving
     columns with --serve; the predicted-vs-billed note with every time figure."""
@@ -13,7 +21,11 @@ def cost_tables(records):
     from .tables import _notes
 
     serve = any(r.get("decode_seconds_per_token") is not None for r in records)
-    columns = ["shape", "layout tp/pp/dp/cp mb rc zero", "step s", "tokens/s", "MFU", "HFU", "GB/GPU", "days", "GPU-hours"]
+    timed = any(r.get("train_days") is not None for r in records)
+    target = any(r.get("time_to_target_days") is not None for r in records)
+    columns = ["shape", "layout tp/pp/dp/cp mb rc zero", "step s", "tokens/s", "MFU", "HFU", "GB/GPU", "loss vs best"]
+    columns += ["days", "GPU-hours"] if timed else []
+    columns += ["days to target"] if target else []
     if serve:
         columns += ["prefill s", "decode ms/token", "decode tokens/s"]
     rows = []
@@ -21,8 +33,11 @@ def cost_tables(records):
         lay = r["layout"]
         row = [r["shape"], f"{lay['tp']}/{lay['pp']}/{lay['dp']}/{lay['cp']} mb{lay['micro_batch']} {lay['recompute']} z{lay['zero']}",
                f"{r['step_seconds']:.3g}", f"{r['tokens_per_second']:,.0f}", f"{r['mfu']:.1%}", f"{r['hfu']:.1%}",
-               f"{r['train_memory_per_gpu_bytes'] / 1e9:.1f}", _days(r["train_days"]),
-               "n/a" if r["train_gpu_hours"] is None else f"{r['train_gpu_hours']:,.0f}"]
+               f"{r['train_memory_per_gpu_bytes'] / 1e9:.1f}", _loss(r)]
+        if timed:
+            row += [_days(r["train_days"]), "n/a" if r["train_gpu_hours"] is None else f"{r['train_gpu_hours']:,.0f}"]
+        if target:
+            row += [_days(r.get("time_to_target_days"))]
         if serve:
             row += [f"{r['prefill_seconds']:.3g}", f"{r['decode_seconds_per_token'] * 1e3:.2f}", f"{r['decode_tokens_per_second']:,.0f}"]
         rows.append(row)
