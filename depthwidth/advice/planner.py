@@ -177,6 +177,11 @@ class PlanOptions:
         # one context: a learned position table (GPT-2's wpe) has the plan's context rows in every shape
         object.__setattr__(self, "spending", self.spending.at_context(self.context))
 
+    def at_budget(self, budget: float) -> "PlanOptions":
+        """These options with the block the preset's family publishes at ``budget`` (``Spending.at_budget``)."""
+        spending = self.spending.at_budget(budget)
+        return self if spending is self.spending else replace(self, spending=spending)
+
 
 def candidate_depths(lowest: int, top_depth: float, most: int = 12) -> list[int]:
     """Depths from the minimal depth to beyond the deepest recommendation, on a 1-1.5-2-3-4-6-8 ladder."""
@@ -287,7 +292,7 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     from .pick import CONSENSUS, consensus_pick, costing, rule_why
     from ..cost.fields import RECOMMENDED_FIELDS
 
-    options = options or PlanOptions()
+    options = (options or PlanOptions()).at_budget(budget)
     spending, constraints = options.spending, options.constraints
     theory = theory_for(budget, spending)
     depth, model = theory.min_depth, theory.model
@@ -413,6 +418,6 @@ def plan_architecture(budget: int, arch: str = "llama", **options):
     ``options``: ``overrides`` (dict of block fields), ``count``, ``constraints`` (hardware.Constraints),
     ``rule``, ``rule_file``, ``context``."""
     overrides = tuple(sorted((options.pop("overrides", None) or {}).items()))
-    spending = Spending(arch, overrides, options.pop("count", "total"))
+    spending = Spending(arch, overrides, options.pop("count", "total")).at_budget(budget)
     p = plan(budget, PlanOptions(spending=spending, **options))
     return spending.architecture(p.recommended_depth, p.recommended_width)

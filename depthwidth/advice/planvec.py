@@ -96,10 +96,17 @@ def plan_many(budgets: Sequence[int], options: PlanOptions | None = None) -> Pla
     import numpy as np
 
     options = options or PlanOptions()
-    spending, constraints = options.spending, options.constraints
     values = [int(b) for b in budgets]
     if any(b < 1 for b in values):
         raise ValueError("plan_many needs whole budgets >= 1")
+    groups: dict = {}
+    for i, b in enumerate(values):  # the preset's published size of each budget (blocks.Preset.sizes)
+        groups.setdefault(options.spending.at_budget(b).size, []).append(i)
+    if len(groups) > 1:
+        return _merged(values, {size: ([values[i] for i in rows], rows) for size, rows in groups.items()}, options)
+    if values:
+        options = options.at_budget(values[0])
+    spending, constraints = options.spending, options.constraints
     n = len(values)
     model = quadratic(spending)  # an impossible count raises here, once, as plan() would for any budget
     wide = bool(n) and max(values) >= EXACT_FLOAT
@@ -125,6 +132,26 @@ def plan_many(budgets: Sequence[int], options: PlanOptions | None = None) -> Pla
         code[planned] = regime_codes(depth[planned], out["width"][planned])
     return PlanColumns(budget=budget, budget_count=BUDGET_FIELDS[spending.count], min_depth=depth, min_depth_exact=exact,
                        width_exact=width_exact, regime_code=code, error=error, **out)
+
+
+def _merged(values: list[int], groups: dict, options: PlanOptions) -> PlanColumns:
+    """``plan_many`` of budgets that fall in different sizes of the preset: each size on its own, the
+    columns put back in the budgets' order."""
+    import numpy as np
+
+    parts = [(rows, plan_many(part, options)) for part, rows in groups.values()]
+    out = {}
+    for f in fields(PlanColumns):
+        if f.name == "budget_count":
+            out[f.name] = parts[0][1].budget_count
+            continue
+        arrays = [getattr(cols, f.name) for _, cols in parts]
+        dtypes = {a.dtype for a in arrays}
+        column = np.empty(len(values), dtype=dtypes.pop() if len(dtypes) == 1 else object)
+        for (rows, _), array in zip(parts, arrays):
+            column[rows] = array
+        out[f.name] = column
+    return PlanColumns(**out)
 
 
 def rule_refusals(columns: PlanColumns, options: PlanOptions | None = None) -> dict[int, str]:

@@ -28,12 +28,27 @@ class Spending:
     overrides: tuple[tuple[str, object], ...] = ()
     count: str = "total"
     context: int | None = None
+    size: int | None = None  # which of the preset's published sizes (``blocks.Preset.sizes``); None: the preset's own
+
+    @property
+    def block(self):
+        """The preset at this Spending's size (``blocks.Preset.at_size``)."""
+        from .blocks import preset
+
+        return preset(self.arch).at_size(self.size)
+
+    def at_budget(self, budget: float):
+        """This Spending with the preset's size for a budget of ``budget`` parameters (the block a family
+        publishes at that size); the user's overrides stay final."""
+        from dataclasses import replace
+        from .blocks import preset
+
+        size = preset(self.arch).size_index(budget)
+        return self if size == self.size else replace(self, size=size)
 
     def architecture(self, depth: int, width: int):
         """The concrete architecture of this block at (depth, width) (``blocks.Preset.architecture``)."""
-        from .blocks import preset
-
-        return preset(self.arch).architecture(depth, width, self.context, **dict(self.overrides))
+        return self.block.architecture(depth, width, self.context, **dict(self.overrides))
 
     @property
     def learns_positions(self) -> bool:
@@ -46,9 +61,7 @@ class Spending:
     @property
     def position_rows(self) -> int:
         """Rows of the block's learned position table (the context; 0 without a table)."""
-        from .blocks import preset
-
-        return preset(self.arch).position_rows(self.context)
+        return self.block.position_rows(self.context)
 
     def at_context(self, context: int | None):
         """This Spending with ``context`` as its position table's rows; itself for a block without one."""
@@ -77,9 +90,7 @@ class Spending:
 
     @cached_property
     def head_dim(self) -> int:
-        from .blocks import preset
-
-        return dict(self.overrides).get("head_dim") or preset(self.arch).head_dim
+        return dict(self.overrides).get("head_dim") or self.block.head_dim
 
     @property
     def paper_block(self) -> bool:
