@@ -314,8 +314,14 @@ def sweep_runs(tmp_path_factory):
     return root, rows
 
 
+PER_SIZE = ("budget", "label", "runs", "depths", "best_depth", "optimal_depth", "optimal_depth_low", "optimal_depth_high",
+            "optimal_width", "optimal_width_low", "optimal_width_high", "min_loss", "curvature", "method")
+
+
 def fit_json(*args):
-    return json.loads(ok("fit", *args, "--bootstrap", "50", "--format", "json").stdout)
+    """fit's JSON (one record per size) as {groups: the per-size fields, levine, power} (the law is in every record)."""
+    records = json.loads(ok("fit", *args, "--bootstrap", "50", "--format", "json").stdout)
+    return {"groups": [{k: r[k] for k in PER_SIZE} for r in records], "levine": records[0]["levine"], "power": records[0]["power"]}
 
 
 def test_fit_reads_the_sweeps_own_json_and_jsonl(sweep_runs, tmp_path):
