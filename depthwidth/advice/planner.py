@@ -293,6 +293,10 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     from ..cost.fields import RECOMMENDED_FIELDS
 
     options = (options or PlanOptions()).at_budget(budget)
+    if options.rule_file:
+        from .user_rules import rule_layout
+
+        options = replace(options, spending=rule_layout(options.spending, options.rule_file))
     spending, constraints = options.spending, options.constraints
     theory = theory_for(budget, spending)
     depth, model = theory.min_depth, theory.model

@@ -115,6 +115,16 @@ class FittedOn:
 
 
 @dataclass(frozen=True)
+class AttentionLayout:
+    """The attention layout the sweep held in every run (``loop.sweep``): its head size, and a fixed
+    number of key/value heads or a fixed number of query heads per key/value head (None: not held)."""
+
+    head_dim: int | None
+    kv_heads: int | None
+    kv_ratio: int | None
+
+
+@dataclass(frozen=True)
 class FittedRule:
     """A rule file's content; field names are the JSON keys of ``depthwidth-rule/1``."""
 
@@ -130,6 +140,7 @@ class FittedRule:
     created: str
     tool: str
     fitted_on: FittedOn | None = None
+    layout: AttentionLayout | None = None  # what plan --rule-file keeps (None: the runs did not say)
 
     def width_at_depth(self, depth: float) -> float | None:
         """Levine form: the optimal width exp(a + b·L) at depth L; None when the Levine form was not fitted."""
@@ -289,9 +300,10 @@ def _rule(m) -> FittedRule:
         f = m.fitted_on
         fitted_on = FittedOn(tuple(f.sizes), tuple(f.depths), tuple(f.widths), f.runs,
                              tuple(Source(s.file, s.sha256) for s in f.sources))
+    layout = None if m.layout is None else AttentionLayout(m.layout.head_dim, m.layout.kv_heads, m.layout.kv_ratio)
     return FittedRule(m.format, m.name, m.form, levine, power, m.group_by,
                       FitRange(tuple(r.size), tuple(r.depth), tuple(r.width)), groups,
-                      Source(m.source.file, m.source.sha256), m.created, m.tool, fitted_on)
+                      Source(m.source.file, m.source.sha256), m.created, m.tool, fitted_on, layout)
 
 
 # ---- what the law says, and whether to believe it -----------------------------------------------

@@ -107,6 +107,14 @@ class FittedOnModel(_Strict):
     sources: tuple[SourceModel, ...]
 
 
+class LayoutModel(_Strict):
+    """The attention layout the sweep held (``rulefile.AttentionLayout``)."""
+
+    head_dim: Optional[int] = Field(default=None, ge=1, strict=True)
+    kv_heads: Optional[int] = Field(default=None, ge=1, strict=True)
+    kv_ratio: Optional[int] = Field(default=None, ge=1, strict=True)
+
+
 class RuleModel(_Strict):
     format: Literal["depthwidth-rule/1", "depthwidth-rule/2"]
     name: str = Field(pattern=r"^[a-z0-9-]+$")
@@ -120,6 +128,7 @@ class RuleModel(_Strict):
     created: str
     tool: str
     fitted_on: Optional[FittedOnModel] = None
+    layout: Optional[LayoutModel] = None
 
     @field_validator("created")
     @classmethod

@@ -44,7 +44,8 @@ from scipy import optimize, special
 
 from ..errors import InputError
 from .results import ACCEPTED, Run, read, records_of, to_runs
-from ..advice.rulefile import (RULE_FORMAT, FitRange, FittedOn, FittedRule, GroupOptimum, LevineLaw, PowerLaw, Source)
+from ..advice.rulefile import (RULE_FORMAT, AttentionLayout, FitRange, FittedOn, FittedRule, GroupOptimum, LevineLaw,
+                               PowerLaw, Source)
 
 GROUP_TOLERANCE = 0.10  # sizes within ±10% of a group's middle: max/min <= 1.1/0.9
 CONFIDENCE = 0.95  # every interval: the central 95%
@@ -93,10 +94,11 @@ class FitReport:
     confidence: float
     notes: tuple[str, ...]
     law_note: str | None = None  # why no law across sizes was fitted (None: one was)
+    layout: AttentionLayout | None = None  # the attention layout every run held (None: not in the file, or not one)
 
     def records(self) -> list["SizeOptimum"]:
         """One record per size (the JSON, JSONL and CSV output), each with the law across sizes beside it."""
-        return [SizeOptimum(budget=_budget_of(g), group_by=self.group_by, label=g.label, runs=g.runs, depths=g.depths,
+        return [SizeOptimum(budget=_budget_of(g, self.group_by), group_by=self.group_by, label=g.label, runs=g.runs, depths=g.depths,
                             best_depth=g.best_depth, optimal_depth=g.optimal_depth, optimal_depth_low=g.depth_interval[0],
                             optimal_depth_high=g.depth_interval[1], optimal_width=g.optimal_width,
                             optimal_width_low=g.width_interval[0], optimal_width_high=g.width_interval[1],
@@ -110,12 +112,14 @@ class FitReport:
         """The rule file's content (``depthwidth-rule/2``)."""
         groups = tuple(GroupOptimum(g.size, g.optimal_depth, g.depth_interval, g.runs) for g in self.groups)
         return FittedRule(RULE_FORMAT, self.name, self.form, self.levine, self.power, self.group_by, self.fit_range,
-                          groups, self.source, created, tool, self.fitted_on)
+                          groups, self.source, created, tool, self.fitted_on, self.layout)
 
 
-def _budget_of(group: GroupFit) -> float:
-    """A group's budget: its label when that is a number (a sweep's budget, or a numeric group column),
-    else its size (the geometric mean of its runs' counts)."""
+def _budget_of(group: GroupFit, group_by: str = "params") -> float:
+    """A group's budget: its label when that is a number (a sweep's budget, or a numeric group column)
+    and sizes are parameters, else its size (the geometric mean of its runs' counts)."""
+    if group_by != "params":
+        return group.size
     try:
         value = float(group.label)
     except ValueError:
@@ -513,14 +517,17 @@ def fit_results(runs, source: Source, group_by: str = "params", form: str = "bot
             notes.append(f"group {g.label}: {bootstrap - g.bootstrap_valid} of {bootstrap} resamples had no minimum "
                          "(fewer than 3 depths or a downward parabola); its interval uses the rest and may be too narrow")
     law_note = no_law_reason(groups, draws)
-    fit_range = FitRange((min(g.size for g in groups), max(g.size for g in groups)),
+    # the sizes fitted on: every group's size and its budget (a sweep's 1.5e9 whose runs count 1.47e9 is inside)
+    sizes = [g.size for g in groups] + [_budget_of(g, group_by) for g in groups]
+    fit_range = FitRange((min(sizes), max(sizes)),
                          (min(r.depth for r in runs), max(r.depth for r in runs)),
                          (min(r.width for r in runs), max(r.width for r in runs)))
     fitted_on = FittedOn(tuple(g.size for g in groups), tuple(float(r.depth) for r in runs),
                          tuple(float(r.width) for r in runs), len(runs), tuple(sources) or (source,))
+    layout = held_layout(runs)
     if law_note:
         return FitReport(name, "none", None, group_by, None, None, fit_range, groups, source, fitted_on, bootstrap, seed,
-                         CONFIDENCE, tuple(notes + [f"no law across sizes: {law_note}"]), law_note)
+                         CONFIDENCE, tuple(notes + [f"no law across sizes: {law_note}"]), law_note, layout)
     notes.append("r2 and heldout_rmse are leave-one-size-out: each size's optimal width predicted by the law fitted on "
                  "the other sizes (rmse is in-sample)")
     levine = fit_levine(groups, draws, notes) if form in ("levine", "both") else None
@@ -531,4 +538,20 @@ def fit_results(runs, source: Source, group_by: str = "params", form: str = "bot
         better = "levine" if score(levine) <= score(power) else "power"
     chosen = better or form
     return FitReport(name, chosen, better, group_by, levine, power, fit_range, groups, source, fitted_on, bootstrap, seed,
-                     CONFIDENCE, tuple(notes))
+                     CONFIDENCE, tuple(notes), None, layout)
+
+
+def held_layout(runs) -> AttentionLayout | None:
+    """The attention layout every run held (a sweep's rows carry heads, kv_heads, head_dim): one head size,
+    and one key/value head count or else one ratio heads / kv_heads; None when the file does not say."""
+    if not runs or any(r.heads is None or r.kv_heads is None or r.heads % r.kv_heads for r in runs):
+        return None
+    head_dims = {r.head_dim for r in runs}
+    kv = {r.kv_heads for r in runs}
+    ratios = {r.heads // r.kv_heads for r in runs}
+    head_dim = head_dims.pop() if len(head_dims) == 1 else None
+    if len(kv) == 1 and len(ratios) > 1:
+        return AttentionLayout(head_dim, kv.pop(), None)
+    if len(ratios) == 1:
+        return AttentionLayout(head_dim, None, ratios.pop())
+    return AttentionLayout(head_dim, None, None) if head_dim else None

@@ -29,7 +29,7 @@ from ..errors import InputError
 from ..arch.hardware import Constraints, tp_sizes
 from ..advice.planner import MAX_PLAN_WIDTH, PlanOptions
 from ..arch.snapping import BUDGET_TOLERANCE, FAR_FROM_BUDGET, Snapped, valid_arch
-from ..arch.spending import Quadratic, Spending, _through, block_min_depth
+from ..arch.spending import LayoutSpending, Quadratic, Spending, _through, block_min_depth  # noqa: F401
 from ..theory.separation import min_depth
 
 MAX_SWEEP_ROWS = 1000
@@ -100,38 +100,6 @@ class SweepRows(list):
 
 
 # ---- a block with its attention layout held fixed ---------------------------------------------------
-
-@dataclass(frozen=True)
-class LayoutSpending(Spending):
-    """A Spending whose key/value heads follow a fixed layout: ``kv_fixed`` heads at every width,
-    or ``kv_ratio`` query heads per key/value head (kv_heads = heads / kv_ratio)."""
-
-    kv_fixed: int | None = None
-    kv_ratio: int | None = None
-
-    def architecture(self, depth: int, width: int):
-        block = self.block
-        overrides = dict(self.overrides)
-        if not block.mla and (self.kv_fixed or self.kv_ratio):
-            head_dim = overrides.get("head_dim") or block.head_dim
-            heads = width // head_dim
-            if self.kv_ratio:
-                if heads % self.kv_ratio:
-                    raise InputError("--kv-ratio", self.kv_ratio, f"{heads} heads are not a multiple of it")
-                overrides["kv_heads"] = heads // self.kv_ratio
-            else:
-                overrides["kv_heads"] = self.kv_fixed
-        return block.architecture(depth, width, self.context, **overrides)
-
-    @property
-    def heads_unit(self) -> int:
-        """Head counts must be multiples of this (the layout's ratio, or the fixed kv heads)."""
-        return self.kv_ratio or self.kv_fixed or 1
-
-    @property
-    def paper_block(self) -> bool:
-        return Spending.paper_block.fget(self) and self.heads_unit == 1
-
 
 def layout_spending(spending: Spending, kv_heads: int | None = None, kv_ratio: int | None = None) -> LayoutSpending:
     """The sweep's block: ``kv_heads`` fixed, or ``kv_ratio`` fixed, or (neither) a --kv-heads already in
