@@ -670,13 +670,15 @@ def test_real_trainer_states_are_read(metric):
 
 def test_real_runs_fit_as_their_csv_does(tmp_path):
     """Same runs, same outcome: these 60-step runs put the lowest loss at depth 1 for the smallest
-    size, so both ways in refuse with the same line (an honest answer for such runs)."""
+    size, so both ways in give the same answer (since 0.4.0 the per-size optima and no law; the
+    CSV carries the sweep's heads and kv_heads, so the layout the runs held is the same too)."""
     from depthwidth.loop.results import load_runs
 
     runs, _, _ = load_runs(runs_dir=str(RUNS))
     csv_path = tmp_path / "runs.csv"
-    csv_path.write_text("id,budget,depth,width,params_nonembedding,loss\n" + "".join(
-        f"{r.id},{r.group},{r.depth!r},{r.width!r},{r.size!r},{r.loss!r}\n" for r in runs))
+    csv_path.write_text("id,budget,depth,width,params_nonembedding,heads,kv_heads,head_dim,loss\n" + "".join(
+        f"{r.id},{r.group},{r.depth!r},{r.width!r},{r.size!r},{r.heads or ''},{r.kv_heads or ''},{r.head_dim or ''},"
+        f"{r.loss!r}\n" for r in runs))
     outcomes = []
     for how in ({"runs_dir": str(RUNS)}, {"path": str(csv_path)}):
         loaded, source, _ = load_runs(**how)

@@ -104,8 +104,7 @@ def plan_many(budgets: Sequence[int], options: PlanOptions | None = None) -> Pla
         groups.setdefault(options.spending.at_budget(b).size, []).append(i)
     if len(groups) > 1:
         return _merged(values, {size: ([values[i] for i in rows], rows) for size, rows in groups.items()}, options)
-    if values:
-        options = options.at_budget(values[0])
+    options = options.at_budget(values[0]) if values else options
     spending, constraints = options.spending, options.constraints
     n = len(values)
     model = quadratic(spending)  # an impossible count raises here, once, as plan() would for any budget
@@ -135,22 +134,16 @@ def plan_many(budgets: Sequence[int], options: PlanOptions | None = None) -> Pla
 
 
 def _merged(values: list[int], groups: dict, options: PlanOptions) -> PlanColumns:
-    """``plan_many`` of budgets that fall in different sizes of the preset: each size on its own, the
-    columns put back in the budgets' order."""
+    """``plan_many`` of budgets in different sizes of the preset: each size alone, put back in order."""
     import numpy as np
 
     parts = [(rows, plan_many(part, options)) for part, rows in groups.values()]
-    out = {}
-    for f in fields(PlanColumns):
-        if f.name == "budget_count":
-            out[f.name] = parts[0][1].budget_count
-            continue
-        arrays = [getattr(cols, f.name) for _, cols in parts]
-        dtypes = {a.dtype for a in arrays}
-        column = np.empty(len(values), dtype=dtypes.pop() if len(dtypes) == 1 else object)
+    out = {"budget_count": parts[0][1].budget_count}
+    for name in (f.name for f in fields(PlanColumns) if f.name != "budget_count"):
+        arrays = [getattr(cols, name) for _, cols in parts]
+        out[name] = np.empty(len(values), dtype=arrays[0].dtype if len({a.dtype for a in arrays}) == 1 else object)
         for (rows, _), array in zip(parts, arrays):
-            column[rows] = array
-        out[f.name] = column
+            out[name][rows] = array
     return PlanColumns(**out)
 
 

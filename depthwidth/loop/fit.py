@@ -46,6 +46,7 @@ from ..errors import InputError
 from .results import ACCEPTED, Run, read, records_of, to_runs
 from ..advice.rulefile import (RULE_FORMAT, AttentionLayout, FitRange, FittedOn, FittedRule, GroupOptimum, LevineLaw,
                                PowerLaw, Source)
+from .sizes import SizeOptimum, budget_of, held_layout  # noqa: F401 - SizeOptimum: fit's JSON record
 
 GROUP_TOLERANCE = 0.10  # sizes within ±10% of a group's middle: max/min <= 1.1/0.9
 CONFIDENCE = 0.95  # every interval: the central 95%
@@ -96,9 +97,9 @@ class FitReport:
     law_note: str | None = None  # why no law across sizes was fitted (None: one was)
     layout: AttentionLayout | None = None  # the attention layout every run held (None: not in the file, or not one)
 
-    def records(self) -> list["SizeOptimum"]:
+    def records(self) -> list[SizeOptimum]:
         """One record per size (the JSON, JSONL and CSV output), each with the law across sizes beside it."""
-        return [SizeOptimum(budget=_budget_of(g, self.group_by), group_by=self.group_by, label=g.label, runs=g.runs, depths=g.depths,
+        return [SizeOptimum(budget=budget_of(g, self.group_by), group_by=self.group_by, label=g.label, runs=g.runs, depths=g.depths,
                             best_depth=g.best_depth, optimal_depth=g.optimal_depth, optimal_depth_low=g.depth_interval[0],
                             optimal_depth_high=g.depth_interval[1], optimal_width=g.optimal_width,
                             optimal_width_low=g.width_interval[0], optimal_width_high=g.width_interval[1],
@@ -113,52 +114,6 @@ class FitReport:
         groups = tuple(GroupOptimum(g.size, g.optimal_depth, g.depth_interval, g.runs) for g in self.groups)
         return FittedRule(RULE_FORMAT, self.name, self.form, self.levine, self.power, self.group_by, self.fit_range,
                           groups, self.source, created, tool, self.fitted_on, self.layout)
-
-
-def _budget_of(group: GroupFit, group_by: str = "params") -> float:
-    """A group's budget: its label when that is a number (a sweep's budget, or a numeric group column)
-    and sizes are parameters, else its size (the geometric mean of its runs' counts)."""
-    if group_by != "params":
-        return group.size
-    try:
-        value = float(group.label)
-    except ValueError:
-        return group.size
-    return value if math.isfinite(value) and value > 0 else group.size
-
-
-@dataclass(frozen=True)
-class SizeOptimum:
-    """`fit --format json`: one record per size: its optimal depth with the interval (``confidence``),
-    how it was found (``method``), and the law across sizes (``form``: "none" with ``law_note``
-    saying why when no law was fitted)."""
-
-    budget: float  # the sweep's budget (a numeric group label), else the size: the geometric mean of the runs' counts
-    group_by: str
-    label: str
-    runs: int
-    depths: tuple[float, ...]
-    best_depth: float
-    optimal_depth: float
-    optimal_depth_low: float | None  # None: open (the best run is the shallowest tried)
-    optimal_depth_high: float | None  # None: open (the best run is the deepest tried)
-    optimal_width: float
-    optimal_width_low: float | None
-    optimal_width_high: float | None
-    min_loss: float
-    curvature: float | None
-    method: str
-    confidence: float
-    form: str  # the law across sizes a saved rule uses (levine or power); "none" when no law was fitted
-    law_note: str | None  # why no law was fitted (None: one was)
-    better_form: str | None
-    levine: LevineLaw | None
-    power: PowerLaw | None
-    fit_range: FitRange
-    source: Source
-    bootstrap: int
-    seed: int
-    notes: tuple[str, ...]
 
 
 # ---- reading (results.py; kept here for callers of 0.2) -------------------------------------------
@@ -518,7 +473,7 @@ def fit_results(runs, source: Source, group_by: str = "params", form: str = "bot
                          "(fewer than 3 depths or a downward parabola); its interval uses the rest and may be too narrow")
     law_note = no_law_reason(groups, draws)
     # the sizes fitted on: every group's size and its budget (a sweep's 1.5e9 whose runs count 1.47e9 is inside)
-    sizes = [g.size for g in groups] + [_budget_of(g, group_by) for g in groups]
+    sizes = [g.size for g in groups] + [budget_of(g, group_by) for g in groups]
     fit_range = FitRange((min(sizes), max(sizes)),
                          (min(r.depth for r in runs), max(r.depth for r in runs)),
                          (min(r.width for r in runs), max(r.width for r in runs)))
@@ -539,19 +494,3 @@ def fit_results(runs, source: Source, group_by: str = "params", form: str = "bot
     chosen = better or form
     return FitReport(name, chosen, better, group_by, levine, power, fit_range, groups, source, fitted_on, bootstrap, seed,
                      CONFIDENCE, tuple(notes), None, layout)
-
-
-def held_layout(runs) -> AttentionLayout | None:
-    """The attention layout every run held (a sweep's rows carry heads, kv_heads, head_dim): one head size,
-    and one key/value head count or else one ratio heads / kv_heads; None when the file does not say."""
-    if not runs or any(r.heads is None or r.kv_heads is None or r.heads % r.kv_heads for r in runs):
-        return None
-    head_dims = {r.head_dim for r in runs}
-    kv = {r.kv_heads for r in runs}
-    ratios = {r.heads // r.kv_heads for r in runs}
-    head_dim = head_dims.pop() if len(head_dims) == 1 else None
-    if len(kv) == 1 and len(ratios) > 1:
-        return AttentionLayout(head_dim, kv.pop(), None)
-    if len(ratios) == 1:
-        return AttentionLayout(head_dim, None, ratios.pop())
-    return AttentionLayout(head_dim, None, None) if head_dim else None
