@@ -318,7 +318,14 @@ def _sweep_layout(budget: int, options: PlanOptions, spending: LayoutSpending, d
         return chosen, skipped, spending, (0, math.inf)
     from ..advice.evidence import depth_band
 
-    lo, hi = depth_band(budget, lowest, lambda L: model.width(budget, L)).depth_band
+    width_at_depth = lambda L: model.width(budget, L)
+    lo, hi = depth_band(budget, lowest, width_at_depth).depth_band
+    if options.rule_file:  # the user's fitted rule: its depth joins the band
+        from ..advice.user_rules import rule_from_file
+
+        optimum = rule_from_file(options.rule_file).recommend(budget, width_at_depth)
+        if optimum is not None and math.isfinite(optimum[0]):
+            lo, hi = min(lo, max(lowest, round(optimum[0]))), max(hi, max(lowest, round(optimum[0])))
     widest = max(lowest, math.floor(WIDENED_MARGIN * hi))
     chosen, (start, stop) = default_shapes(family, lowest, lo, hi, widest, count)
     finer = [flag for flag, coarse in (("--multiple", (constraints.multiple or 1) > 1), ("--head-dim", spending.head_dim > 32),
