@@ -277,6 +277,21 @@ def cost_command(exe: list[str], env: dict) -> None:
     line("10^4 processes (20 timed, scaled)", f"{one * 10**4:.0f} s")
     line("processes / one process", f"{one * 10**4 / many:.1f}x", ">= 10x", verdict(one * 10**4 / many, 10.0, True))
 
+def huge_budgets(exe: list[str], env: dict) -> None:
+    """Issue 34 finding 1: `sweep` answers every budget it accepts about as fast as `plan` (the default
+    sweep's search is over a bounded number of widths; `sweep -p 1e20` once ran for minutes)."""
+    print("\nsweep against plan, one budget each, 1e6 to 1e30, CSV (after one warm-up of each)")
+    for command in ("sweep", "plan"):
+        run_once(exe + [command, "-p", "1e9", "--format", "csv"], env)
+    worst = 0.0
+    for exponent in (6, 9, 12, 15, 18, 20, 25, 30):
+        budget = f"1e{exponent}"
+        sweep = run_once(exe + ["sweep", "-p", budget, "--format", "csv"], env)
+        plan = run_once(exe + ["plan", "-p", budget, "--format", "csv"], env)
+        worst = max(worst, sweep / plan)
+        line(f"sweep -p {budget} / plan -p {budget}", f"{sweep:.2f} s / {plan:.2f} s = {sweep / plan:.2f}x")
+    line("the slowest sweep against its plan", f"{worst:.2f}x", "<= 3x", verdict(worst, 3.0))
+
 
 def main() -> None:
     import numpy as np
@@ -295,12 +310,17 @@ def main() -> None:
             return many_budgets(exe, env)
         if sys.argv[1:] == ["cost"]:
             return cost_command(exe, env)
+
+        if sys.argv[1:] == ["sweeps"]:
+            return huge_budgets(exe, env)
         vectorized()
         grid(exe, env)
         csv_against_polars(exe, env)
         stdin_against_grid(exe, env)
         many_budgets(exe, env)
         cost_command(exe, env)
+
+        huge_budgets(exe, env)
 
 
 if __name__ == "__main__":

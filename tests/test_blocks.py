@@ -48,7 +48,7 @@ def test_llama_feed_forward_rule():
 
 
 @pytest.mark.parametrize("name, depth, width, shape", [
-    ("llama", 32, 4096, (32, 8, 128, 11008)),  # LLaMA-7B's feed-forward, Llama 3's GQA
+    ("llama", 32, 4096, (32, 8, 128, 14336)),  # Llama 3 8B (params.json: ffn_dim_multiplier 1.3, multiple_of 1024)
     ("mistral", 32, 4096, (32, 8, 128, 14336)),
     ("qwen2", 28, 3584, (28, 4, 128, 18944)),
     ("gemma", 18, 2048, (8, 8, 256, 16384)),
@@ -133,7 +133,8 @@ def test_embeddings_unknown_vocab_and_tying():
 
 def test_overrides():
     arch = preset("llama").architecture(16, 2048, kv_heads=2, head_dim=64, ffn_mult=1.0, vocab=32000, tied=True)
-    assert (arch.heads, arch.kv_heads, arch.head_dim, arch.ffn, arch.vocab, arch.tied) == (32, 2, 64, 5632, 32000, True)
+    # int(2·4·2048/3) = 5461 rounded up to Llama 3 8B's multiple_of 1024 (the preset's own size, issue 33)
+    assert (arch.heads, arch.kv_heads, arch.head_dim, arch.ffn, arch.vocab, arch.tied) == (32, 2, 64, 6144, 32000, True)
     plain = preset("llama").architecture(16, 2048, gated=False, ffn_mult=1.0)
     assert not plain.gated and plain.ffn == 8192
     moe = preset("llama").architecture(16, 2048, experts=4)
@@ -174,7 +175,8 @@ def test_width_must_be_a_multiple_of_head_dim():
 def test_preset_lookup():
     assert set(PRESETS) == {"vanilla", "gpt2", "llama", "mistral", "qwen2", "gemma", "mixtral", "deepseek"}
     assert preset(" LLaMA ") is PRESETS["llama"]
-    assert PRESETS["llama"].ffn_multiple == 256 and PRESETS["llama"].head_dim == 128
+    assert PRESETS["llama"].ffn_multiple == 1024 and PRESETS["llama"].head_dim == 128  # Llama 3 8B's
+    assert (PRESETS["llama"].at_size(0).head_dim, PRESETS["llama"].at_size(0).ffn_multiple) == (64, 256)  # Llama 3.2 1B's
     assert all(p.source for p in PRESETS.values())
     with pytest.raises(InputError, match="vanilla, gpt2, llama"):
         preset("gpt5")

@@ -181,7 +181,7 @@ def test_lookup_rejects_non_names(bad):
 def test_filter_by_substring_glob_and_family():
     assert {m.name for m in filter_models(MODELS, "gpt2")} == {"gpt2-small", "gpt2-medium", "gpt2-large", "gpt2-xl"}
     assert {m.name for m in filter_models(MODELS, "LLAMA2-*")} == {"llama2-7b", "llama2-13b", "llama2-70b"}
-    assert {m.family for m in filter_models(MODELS, "llama")} == {"LLaMA", "Llama 2", "Llama 3"}
+    assert {m.family for m in filter_models(MODELS, "llama")} == {"LLaMA", "Llama 2", "Llama 3", "Llama 3.2"}
     assert {m.name for m in filter_models(MODELS, "t5-?b")} == {"t5-3b"}
     assert filter_models(MODELS, None) == MODELS
     assert filter_models(MODELS, "no-such-thing") == ()
@@ -219,3 +219,14 @@ def test_bad_sort_key_names_the_accepted_keys(key):
         sort_models(MODELS, key)
     assert caught.value.what == "sort key"
     assert all(k in str(caught.value) for k in SORT_KEYS)
+
+
+def test_current_small_families_count_what_their_model_cards_say():
+    """Issue 33: the model cards' non-embedding counts (Qwen2.5-0.5B 0.36B, Qwen2.5-Coder-1.5B 1.31B, as copied
+    in Abandon-ht/LLM-tutorial and ZHUI/paddlenlp_model_readme) and Llama 3.2 1B's tied 128256 x 2048 table."""
+    from depthwidth.arch.blocks import params_embedding, params_nonembedding
+
+    assert params_nonembedding(lookup("qwen2.5-0.5b").architecture) == pytest.approx(0.36e9, rel=0.02)
+    assert params_nonembedding(lookup("qwen2.5-1.5b").architecture) == pytest.approx(1.31e9, rel=0.01)
+    assert params_embedding(lookup("llama3.2-1b").architecture) == 128256 * 2048
+    assert {"Llama 3.2", "Qwen2.5", "SmolLM2", "Gemma 2", "OLMo 2"} <= {m.family for m in MODELS}

@@ -143,8 +143,9 @@ def test_sweep_shaped_csv_fits_without_editing(tmp_path):
     path.write_text(csv_text(sweep_rows(lambda N: levine_optimum(5.039, 0.0555, N), np.random.default_rng(7))))
     code, out, err = run_cli("fit", str(path), "--format", "json", "--bootstrap", "200")
     assert code == 0, err
-    report = json.loads(out)
-    assert [g["runs"] for g in report["groups"]] == [7] * 4
+    records = json.loads(out)  # one record per size
+    assert [g["runs"] for g in records] == [7] * 4
+    report = records[0]
     assert report["source"]["file"] == "results.csv"
     import hashlib
 
@@ -183,10 +184,10 @@ def test_a_real_sweep_with_losses_filled_in_fits(tmp_path):
         writer.writerows(records)
     code, out, err = run_cli("fit", str(path), "--format", "json", "--bootstrap", "300")
     assert code == 0, err
-    groups = json.loads(out)["groups"]
+    groups = json.loads(out)
     assert len(groups) == 3
     for group in groups:
-        truth = optimum[round(math.log10(group["size"]))]
+        truth = optimum[round(math.log10(group["budget"]))]
         assert group["optimal_depth"] == pytest.approx(truth, rel=0.15)
 
 
@@ -217,7 +218,8 @@ def test_rule_file_round_trip(tmp_path):
     rule_path = tmp_path / "My Rule.json"
     code, out, err = run_cli("fit", str(results), "--save", str(rule_path), "--format", "json", "--bootstrap", "200")
     assert code == 0, err
-    printed = json.loads(out)
+    records = json.loads(out)
+    printed = records[0]  # the law is in every size's record
     rule = read_rule_file(rule_path)
     assert rule.name == "my-rule" and rule.format == "depthwidth-rule/2" and rule.group_by == "params"
     assert rule.form == printed["form"] == "levine"
@@ -227,10 +229,10 @@ def test_rule_file_round_trip(tmp_path):
                                                                       printed["power"]["depth_beta"])
     assert rule.width_at_depth(40) == pytest.approx(math.exp(printed["levine"]["a"] + 40 * printed["levine"]["b"]), rel=1e-12)
     assert rule.width_for_size(3e9) == pytest.approx(printed["power"]["k"] * 3e9 ** printed["power"]["alpha"], rel=1e-12)
-    assert rule.fit_range.size == pytest.approx((min(g["size"] for g in printed["groups"]), max(g["size"] for g in printed["groups"])))
+    assert rule.fit_range.size == pytest.approx(tuple(printed["fit_range"]["size"]))
     assert rule.fit_range.depth == (min(int(r.split(",")[1]) for r in results.read_text().splitlines()[1:]),
                                     max(int(r.split(",")[1]) for r in results.read_text().splitlines()[1:]))
-    assert [g.optimal_depth for g in rule.groups] == [g["optimal_depth"] for g in printed["groups"]]
+    assert [g.optimal_depth for g in rule.groups] == [g["optimal_depth"] for g in records]
     raw = json.loads(rule_path.read_text())
     import hashlib
 
@@ -240,7 +242,7 @@ def test_rule_file_round_trip(tmp_path):
     lines = results.read_text().splitlines()[1:]
     assert raw["fitted_on"]["runs"] == len(lines) == 28
     assert sorted(raw["fitted_on"]["depths"]) == sorted(float(r.split(",")[1]) for r in lines)
-    assert raw["fitted_on"]["sizes"] == [g["size"] for g in printed["groups"]]
+    assert raw["fitted_on"]["sizes"] == [g["size"] for g in raw["groups"]] and len(raw["groups"]) == len(records)
     assert raw["fitted_on"]["sources"] == [raw["source"]]
     assert set(tmp_path.iterdir()) == {results, rule_path}
 
@@ -325,11 +327,21 @@ BAD_INPUTS = {
     "NaN loss": (csv_text(GOOD + OTHER[:1] + [[8, 1000, 1e8, "nan"]] + OTHER[2:], HEADER), ["run 7", "finite"]),
     "empty loss": (csv_text(GOOD + _group_rows(1e8, (4, 8), (3.5, None)) + OTHER[2:], HEADER), ["run 7", "has no loss"]),
     "whole loss column empty": (csv_text(_group_rows(1e9, (6, 10, 17), (None,) * 3), HEADER), ["every loss is empty"]),
+    "sizes between groups": (csv_text(GOOD[:-1] + _group_rows(1.2e9, (50,), (3.25,))
+                                      + _group_rows(1.3e9, (6, 10, 17, 30, 50), (3.2, 3.1, 3.0, 3.1, 3.2)), HEADER),
+                             ["too close to tell apart", "add a 'group' column"]),
+    "header only": (HEADER + "\n", ["no runs"]),
+    "empty file": ("", ["empty"]),
+}
+
+
+# issue 33: runs that support no law still get each size's optimum, and the reason no law was fitted (exit 0)
+NO_LAW = {
     "fewer than 3 depths": (csv_text(GOOD + THIRD + _group_rows(1e8, (4, 8, 8, 4), (3.5, 3.4, 3.41, 3.52)), HEADER),
-                            ["'1e+08 (params)'", "2 distinct depths (4, 8)", "at least 3"]),
-    "fewer than 3 groups": (csv_text(GOOD + OTHER, HEADER), ["has 2 size groups", "at least 3"]),
+                            ["2 distinct depths (4, 8)", "at least 3", "measured best depth 8"]),
+    "fewer than 3 groups": (csv_text(GOOD + OTHER, HEADER), ["2 size groups", "at least 3"]),
     "optimum at the edge": (csv_text(GOOD + THIRD + _group_rows(1e8, (4, 8, 12, 20), (3.4, 3.45, 3.5, 3.6)), HEADER),
-                            ["the optimum is not bracketed", "1e+08", "depth 4, the shallowest of depths 4, 8, 12, 20"]),
+                            ["the optimum is not bracketed", "1e+08", "depth 4, the shallowest of depths 4, 8, 12, 20", "measured best depth 4"]),
     "optimum at the deep edge": (csv_text(GOOD + THIRD + _group_rows(1e8, (4, 8, 12, 20), (3.6, 3.5, 3.45, 3.4)), HEADER),
                                  ["the optimum is not bracketed", "deepest", "add deeper runs"]),
     "parabola opening downwards": (csv_text(GOOD + THIRD + _group_rows(1e8, (2, 4, 8, 16, 32), (1.0, 2.0, 0.5, 2.0, 1.0)),
@@ -337,13 +349,25 @@ BAD_INPUTS = {
     "only three runs": (csv_text(GOOD + THIRD + _group_rows(1e8, (4, 8, 16), (3.5, 3.4, 3.5)), HEADER), ["has 3 runs", "add a run"]),
     "optimum does not move": (csv_text(GOOD + _group_rows(1e8, (6, 10, 17, 30, 50), (3.4, 3.3, 3.2, 3.3, 3.45))
                                        + _group_rows(1e10, (6, 10, 17, 30, 50), (3.0, 2.9, 2.8, 2.9, 3.05)), HEADER),
-                              ["do not move with size beyond their 95% intervals", "none is fitted or saved"]),
-    "sizes between groups": (csv_text(GOOD[:-1] + _group_rows(1.2e9, (50,), (3.25,))
-                                      + _group_rows(1.3e9, (6, 10, 17, 30, 50), (3.2, 3.1, 3.0, 3.1, 3.2)), HEADER),
-                             ["too close to tell apart", "add a 'group' column"]),
-    "header only": (HEADER + "\n", ["no runs"]),
-    "empty file": ("", ["empty"]),
+                              ["do not move with size beyond their 95% intervals"]),
 }
+
+
+@pytest.mark.parametrize("text, pieces", NO_LAW.values(), ids=NO_LAW.keys())
+def test_no_law_is_an_answer_with_the_reason(text, pieces, tmp_path):
+    path = tmp_path / "results.csv"
+    path.write_text(text)
+    code, out, err = run_cli("fit", str(path), "--bootstrap", "50", "--format", "json")
+    assert code == 0, err
+    records = json.loads(out)
+    assert records and all(r["form"] == "none" and r["law_note"] and r["levine"] is None for r in records)
+    said = " ".join(records[0]["notes"])
+    for piece in pieces:
+        assert piece in said
+    code, out, err = run_cli("fit", str(path), "--bootstrap", "50")
+    assert code == 0 and "no law across sizes" in out
+    code, out, err = run_cli("fit", str(path), "--bootstrap", "50", "--save", str(tmp_path / "r.json"))
+    assert (code, out) == (2, "") and "no rule to save" in err and not (tmp_path / "r.json").exists()
 
 
 @pytest.mark.parametrize("text, pieces", BAD_INPUTS.values(), ids=BAD_INPUTS.keys())
@@ -363,7 +387,7 @@ def test_good_input_of_the_bad_input_cases_fits(tmp_path):
     path = tmp_path / "results.csv"
     path.write_text(csv_text(GOOD + OTHER + THIRD, HEADER))
     code, out, err = run_cli("fit", str(path), "--bootstrap", "50", "--field", "form")
-    assert code == 0 and out.strip() in ("levine", "power"), err
+    assert code == 0 and len(set(out.split())) == 1 and out.split()[0] in ("levine", "power"), err  # one line per size
 
 
 @pytest.mark.parametrize("args, piece", [
@@ -448,13 +472,13 @@ def test_plot_fit_command_writes_a_png(tmp_path):
 @pytest.mark.parametrize("seed", range(6))
 def test_noise_gets_no_law_and_never_a_near_1_r2(seed):
     """The optimum is depth 20 at every size (it does not move) and the losses carry noise: the fit
-    refuses, or, if the bootstrap intervals happen to separate, its held-out r2 is far from 1."""
+    fits no law, or, if the bootstrap intervals happen to separate, its held-out r2 is far from 1."""
     rng = np.random.default_rng(seed)
     rows = sweep_rows(lambda N: 20.0, rng, sizes=(1e8, 1e9, 1e10, 1e11), noise=0.01)
-    try:
-        report = fit_text(csv_text(rows), bootstrap=200, seed=seed)
-    except InputError as err:
-        assert "do not move with size" in str(err) or "not bracketed" in str(err) or "opens downwards" in str(err)
+    report = fit_text(csv_text(rows), bootstrap=200, seed=seed)
+    if report.law_note:
+        assert report.levine is None and report.power is None and report.form == "none"
+        assert "do not move with size" in report.law_note or "no fitted parabola" in report.law_note
         return
     for law in (report.levine, report.power):
         assert law.r2 is None or law.r2 < 0.9
@@ -646,13 +670,15 @@ def test_real_trainer_states_are_read(metric):
 
 def test_real_runs_fit_as_their_csv_does(tmp_path):
     """Same runs, same outcome: these 60-step runs put the lowest loss at depth 1 for the smallest
-    size, so both ways in refuse with the same line (an honest answer for such runs)."""
+    size, so both ways in give the same answer (since 0.4.0 the per-size optima and no law; the
+    CSV carries the sweep's heads and kv_heads, so the layout the runs held is the same too)."""
     from depthwidth.loop.results import load_runs
 
     runs, _, _ = load_runs(runs_dir=str(RUNS))
     csv_path = tmp_path / "runs.csv"
-    csv_path.write_text("id,budget,depth,width,params_nonembedding,loss\n" + "".join(
-        f"{r.id},{r.group},{r.depth!r},{r.width!r},{r.size!r},{r.loss!r}\n" for r in runs))
+    csv_path.write_text("id,budget,depth,width,params_nonembedding,heads,kv_heads,head_dim,loss\n" + "".join(
+        f"{r.id},{r.group},{r.depth!r},{r.width!r},{r.size!r},{r.heads or ''},{r.kv_heads or ''},{r.head_dim or ''},"
+        f"{r.loss!r}\n" for r in runs))
     outcomes = []
     for how in ({"runs_dir": str(RUNS)}, {"path": str(csv_path)}):
         loaded, source, _ = load_runs(**how)

@@ -88,9 +88,8 @@ def _count(arch_name: str, depth: int, width: int, heads: int, kv: int, ffn: int
 def test_every_printed_shape_is_valid(arch_name, tp, budget):
     """Issue 12: recommended shape and candidates: width % 128, width = heads·head_dim, tp | heads,
     KV heads compatible, ffn % its multiple, within 5% of the budget, counts by the convention."""
-    block = preset(arch_name)
-    p = plan(budget, PlanOptions(spending=Spending(arch_name), constraints=Constraints(
-        head_dim=block.head_dim, ffn_multiple=block.ffn_multiple, tp=tp)))
+    block = Spending(arch_name).at_budget(budget).block  # the preset at this budget's size (issue 33)
+    p = plan(budget, PlanOptions(spending=Spending(arch_name), constraints=Constraints(tp=tp)))
     shapes = [(p.recommended_depth, p.recommended_width, p.recommended_heads, p.recommended_kv_heads, p.recommended_ffn,
                p.recommended_params_nonembedding, p.recommended_budget_deviation)]
     shapes += [(c.depth, c.width, c.heads, c.kv_heads, c.ffn, c.params_nonembedding, c.budget_deviation) for c in p.candidates]

@@ -23,15 +23,16 @@ PRESETS = ["vanilla", "gpt2", "llama", "mistral", "qwen2", "gemma", "mixtral", "
 
 
 def options(arch, count="total", tp=1, multiple=128, overrides=()):
-    """What `plan --arch ARCH --count COUNT --tp TP --multiple M` builds (cli.plan_options)."""
-    block = preset(arch)
-    head_dim = dict(overrides).get("head_dim") or block.head_dim
+    """What `plan --arch ARCH --count COUNT --tp TP --multiple M` builds (cli.plan_options: the head size is a
+    constraint only when given; the preset's follows each budget's size, issue 33)."""
+    head_dim = dict(overrides).get("head_dim")
     return PlanOptions(spending=Spending(arch, tuple(sorted(overrides)), count),
-                       constraints=Constraints(multiple=multiple, head_dim=head_dim, ffn_multiple=block.ffn_multiple, tp=tp))
+                       constraints=Constraints(multiple=multiple, head_dim=head_dim, tp=tp))
 
 
 def scalar(budget, opts):
     """(fields, None) from the scalar path, or (None, error text) when it refuses the budget."""
+    opts = opts.at_budget(budget)  # the preset's size for this budget, as plan() and plan_many take it
     try:
         p = plan(budget, opts)
     except InputError:
@@ -244,5 +245,5 @@ def test_context_length_reaches_the_flops():
     opts = replace(options("llama", tp=2), context=8192)
     cols = assert_matches(log_uniform(41, 10), opts)
     for i in range(10):
-        arch = preset("llama").architecture(int(cols.min_depth[i]), int(cols.width[i]))
-        assert cols.flops_per_token[i] == 6 * params_nonembedding(arch) + 6 * arch.depth * 8192 * arch.heads * 2 * 128
+        arch = Spending("llama").at_budget(int(cols.budget[i])).architecture(int(cols.min_depth[i]), int(cols.width[i]))
+        assert cols.flops_per_token[i] == 6 * params_nonembedding(arch) + 6 * arch.depth * 8192 * arch.heads * 2 * arch.head_dim

@@ -84,7 +84,8 @@ def test_requested_depths_exactly_one_layout_and_flagged_rows_named():
     assert [r["depth"] for r in rows] == list(range(16, 65, 8))
     assert len({r["kv_heads"] for r in rows}) == 1 or len({r["heads"] // r["kv_heads"] for r in rows}) == 1
     for r in rows:
-        count = llama_layers(r["depth"], r["width"], r["heads"], r["kv_heads"], 128, llama_ffn(r["width"]))
+        # 1e10: Llama 3 8B's block (params.json: ffn_dim_multiplier 1.3, multiple_of 1024, head_dim 128)
+        count = llama_layers(r["depth"], r["width"], r["heads"], r["kv_heads"], 128, llama_ffn(r["width"], 1.3, 1024))
         assert r["params_nonembedding"] == count and r["budget_deviation"] == pytest.approx(count / 1e10 - 1)
         assert r["within_tolerance"] == (abs(count / 1e10 - 1) <= 0.05)
         assert r["heads"] % 8 == 0 and r["id"] == f"{rows.index(r) + 1:02d}-{r['depth']}x{r['width']}x{r['heads']}"
@@ -104,13 +105,15 @@ def test_a_depth_without_a_shape_is_a_warning_line():
     (["--kv-heads", "2"], lambda r: r["kv_heads"] == 2),
     (["--kv-ratio", "1"], lambda r: r["kv_heads"] == r["heads"]),
     (["--kv-ratio", "2"], lambda r: r["heads"] == 2 * r["kv_heads"]),
-    ([], lambda r: r["heads"] == 4 * r["kv_heads"]),  # Llama 3 8B's 32 / 8 held
+    ([], lambda r: r["heads"] % r["kv_heads"] == 0),  # a ratio held (Llama 3.2 1B's 4, or a finer one: one in all rows)
 ])
 def test_attention_layout_options(args, check):
     rows = json.loads(ok("sweep", "--params", "1e9", "--arch", "llama", "--count", "4", *args, "--format", "json").stdout)
     assert rows and all(check(r) for r in rows)
-    for r in rows:
-        assert r["params_nonembedding"] == llama_layers(r["depth"], r["width"], r["heads"], r["kv_heads"], 128, llama_ffn(r["width"]))
+    assert len({r["kv_heads"] for r in rows}) == 1 or len({r["heads"] // r["kv_heads"] for r in rows}) == 1
+    for r in rows:  # 1e9: Llama 3.2 1B's block (params.json: head_dim 64, ffn_dim_multiplier 1.5, multiple_of 256)
+        assert r["params_nonembedding"] == llama_layers(r["depth"], r["width"], r["heads"], r["kv_heads"], 64,
+                                                        llama_ffn(r["width"], 1.5))
 
 
 def test_layout_is_a_table_note():
@@ -182,8 +185,9 @@ def run_memory(r, gpus: int, context: int = 2048) -> int:
     """Training memory per GPU at tp = pp = 1, ZeRO 1, selective recomputation, micro-batch 1:
     2 + 2 bytes of weights and gradients per parameter, 12 of Adam states over the data-parallel gpus
     (Rajbhandari et al. 2020), and Korthikanti et al. 2022's activations s·h·(18 + 4f/h) per layer plus
-    the embedding's (8s + s·h) and the output layer's 4s(h + V); both untied V x d matrices on the GPU."""
-    params = r["params_nonembedding"] + 2 * LLAMA_VOCAB * r["width"]
+    the embedding's (8s + s·h) and the output layer's 4s(h + V); the V x d embedding on the GPU once (1e9:
+    Llama 3.2 1B's tied head, tie_word_embeddings true)."""
+    params = r["params_nonembedding"] + LLAMA_VOCAB * r["width"]
     s, h, f = context, r["width"], r["ffn"]
     activations = s * (18 * h + 4 * f) * r["depth"] + (8 * s + s * h) + 4 * s * (h + LLAMA_VOCAB)
     return 2 * params + 2 * params + math.ceil(12 * params / gpus) + activations
@@ -198,7 +202,7 @@ def test_sweep_rows_carry_the_costs_of_their_training_run():
         assert r["tokens"] == 2e10 and r["train_flops"] == pytest.approx(per_token * 2e10, rel=1e-12)
         hours = per_token * 2e10 / (H100_BF16_DENSE * 0.4) / 3600
         assert r["train_gpu_hours"] == pytest.approx(hours, rel=1e-3) and r["train_days"] == pytest.approx(hours / 8 / 24, rel=1e-3)
-        assert r["kv_cache_bytes_per_sequence"] == 2 * r["depth"] * r["kv_heads"] * 128 * 2 * 2048
+        assert r["kv_cache_bytes_per_sequence"] == 2 * r["depth"] * r["kv_heads"] * 64 * 2 * 2048  # head_dim 64 (1B)
         assert r["train_memory_per_gpu_bytes"] == run_memory(r, 8)
         assert r["fits_on_gpu"] == (r["train_memory_per_gpu_bytes"] <= H100_MEMORY)
     table = ok("sweep", "--params", "1e9", "--arch", "llama", "--count", "3", "--tokens", "2e10").stdout
@@ -280,7 +284,8 @@ def test_train_formats_from_the_command_line(tmp_path):
     ok("export", "24x2048x16", "--to", "litgpt", "--out", tmp_path / "lit", "--kv-heads", "4")
     config = yaml.safe_load((tmp_path / "lit" / "model_config.yaml").read_text())
     assert (config["n_layer"], config["n_embd"], config["n_head"], config["n_query_groups"], config["head_size"],
-            config["intermediate_size"], config["mlp_class_name"]) == (24, 2048, 16, 4, 128, llama_ffn(2048), "LLaMAMLP")
+            config["intermediate_size"], config["mlp_class_name"]) == (24, 2048, 16, 4, 128, llama_ffn(2048, 1.5), "LLaMAMLP")
+    # 24 x 2048 is a ~1.5e9 llama: Llama 3.2 1B's feed-forward (ffn_dim_multiplier 1.5: 8192 at width 2048)
     ok("export", "24x2048x16", "--to", "megatron", "--out", tmp_path / "m.sh", "--tp", "8", "--experts", "8", "--top-k", "2")
     args = megatron_args(tmp_path / "m.sh")
     assert (args.num_layers, args.num_experts, args.moe_router_topk, args.tensor_model_parallel_size, args.swiglu) == (24, 8, 2, 8, True)
@@ -314,8 +319,14 @@ def sweep_runs(tmp_path_factory):
     return root, rows
 
 
+PER_SIZE = ("budget", "label", "runs", "depths", "best_depth", "optimal_depth", "optimal_depth_low", "optimal_depth_high",
+            "optimal_width", "optimal_width_low", "optimal_width_high", "min_loss", "curvature", "method")
+
+
 def fit_json(*args):
-    return json.loads(ok("fit", *args, "--bootstrap", "50", "--format", "json").stdout)
+    """fit's JSON (one record per size) as {groups: the per-size fields, levine, power} (the law is in every record)."""
+    records = json.loads(ok("fit", *args, "--bootstrap", "50", "--format", "json").stdout)
+    return {"groups": [{k: r[k] for k in PER_SIZE} for r in records], "levine": records[0]["levine"], "power": records[0]["power"]}
 
 
 def test_fit_reads_the_sweeps_own_json_and_jsonl(sweep_runs, tmp_path):

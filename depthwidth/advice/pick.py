@@ -102,7 +102,6 @@ def band_shapes(budget: int, spending, constraints, model, lo: int, hi: int) -> 
     heads when it can: a width whose heads the preset's G does not divide falls back to fewer KV
     heads (a different model, whose smaller KV cache is not a saving), so such shapes are dropped
     when some shape in the band keeps G (the second value is a note saying so, else None)."""
-    from ..arch.blocks import preset
     from ..arch.hardware import width_step
 
     step = width_step(constraints, spending.head_dim)
@@ -117,7 +116,7 @@ def band_shapes(budget: int, spending, constraints, model, lo: int, hi: int) -> 
             snapped = snap_width(budget, spending, constraints, depth, width, lo=width, hi=width)
             if snapped is not None and abs(snapped.deviation) <= BUDGET_TOLERANCE:
                 shapes.append(snapped)
-    kv_heads = dict(spending.overrides).get("kv_heads") or preset(spending.arch).kv_heads
+    kv_heads = dict(spending.overrides).get("kv_heads") or spending.block.kv_heads
     kept = [s for s in shapes if s.arch.kv_heads == kv_heads]
     if not kv_heads or not kept or len(kept) == len(shapes):
         return shapes, None

@@ -189,6 +189,11 @@ class PlanOptions:
         # one context: a learned position table (GPT-2's wpe) has the plan's context rows in every shape
         object.__setattr__(self, "spending", self.spending.at_context(self.context))
 
+    def at_budget(self, budget: float) -> "PlanOptions":
+        """These options with the block the preset's family publishes at ``budget`` (``Spending.at_budget``)."""
+        spending = self.spending.at_budget(budget)
+        return self if spending is self.spending else replace(self, spending=spending)
+
 
 def candidate_depths(lowest: int, top_depth: float, most: int = 12) -> list[int]:
     """Depths from the minimal depth to beyond the deepest recommendation, on a 1-1.5-2-3-4-6-8 ladder."""
@@ -301,7 +306,11 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     from .target import LOSS_FIELDS, loss_notes, rule_loss_model
     from ..cost.loss import optimal_depth
 
-    options = options or PlanOptions()
+    options = (options or PlanOptions()).at_budget(budget)
+    if options.rule_file:
+        from .user_rules import rule_layout
+
+        options = replace(options, spending=rule_layout(options.spending, options.rule_file))
     spending, constraints = options.spending, options.constraints
     theory = theory_for(budget, spending)
     depth, model = theory.min_depth, theory.model
@@ -434,6 +443,6 @@ def plan_architecture(budget: int, arch: str = "llama", **options):
     ``options``: ``overrides`` (dict of block fields), ``count``, ``constraints`` (hardware.Constraints),
     ``rule``, ``rule_file``, ``context``."""
     overrides = tuple(sorted((options.pop("overrides", None) or {}).items()))
-    spending = Spending(arch, overrides, options.pop("count", "total"))
+    spending = Spending(arch, overrides, options.pop("count", "total")).at_budget(budget)
     p = plan(budget, PlanOptions(spending=spending, **options))
     return spending.architecture(p.recommended_depth, p.recommended_width)

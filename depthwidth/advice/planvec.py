@@ -96,10 +96,16 @@ def plan_many(budgets: Sequence[int], options: PlanOptions | None = None) -> Pla
     import numpy as np
 
     options = options or PlanOptions()
-    spending, constraints = options.spending, options.constraints
     values = [int(b) for b in budgets]
     if any(b < 1 for b in values):
         raise ValueError("plan_many needs whole budgets >= 1")
+    groups: dict = {}
+    for i, b in enumerate(values):  # the preset's published size of each budget (blocks.Preset.sizes)
+        groups.setdefault(options.spending.at_budget(b).size, []).append(i)
+    if len(groups) > 1:
+        return _merged(values, {size: ([values[i] for i in rows], rows) for size, rows in groups.items()}, options)
+    options = options.at_budget(values[0]) if values else options
+    spending, constraints = options.spending, options.constraints
     n = len(values)
     model = quadratic(spending)  # an impossible count raises here, once, as plan() would for any budget
     wide = bool(n) and max(values) >= EXACT_FLOAT
@@ -125,6 +131,20 @@ def plan_many(budgets: Sequence[int], options: PlanOptions | None = None) -> Pla
         code[planned] = regime_codes(depth[planned], out["width"][planned])
     return PlanColumns(budget=budget, budget_count=BUDGET_FIELDS[spending.count], min_depth=depth, min_depth_exact=exact,
                        width_exact=width_exact, regime_code=code, error=error, **out)
+
+
+def _merged(values: list[int], groups: dict, options: PlanOptions) -> PlanColumns:
+    """``plan_many`` of budgets in different sizes of the preset: each size alone, put back in order."""
+    import numpy as np
+
+    parts = [(rows, plan_many(part, options)) for part, rows in groups.values()]
+    out = {"budget_count": parts[0][1].budget_count}
+    for name in (f.name for f in fields(PlanColumns) if f.name != "budget_count"):
+        arrays = [getattr(cols, name) for _, cols in parts]
+        out[name] = np.empty(len(values), dtype=arrays[0].dtype if len({a.dtype for a in arrays}) == 1 else object)
+        for (rows, _), array in zip(parts, arrays):
+            out[name][rows] = array
+    return PlanColumns(**out)
 
 
 def rule_refusals(columns: PlanColumns, options: PlanOptions | None = None) -> dict[int, str]:

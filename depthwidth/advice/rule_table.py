@@ -44,7 +44,7 @@ def rule_shapes(budget: int, options: PlanOptions | None = None) -> list[RuleSha
     from .rules import REGISTRY
     from .user_rules import rule_from_file
 
-    options = options or PlanOptions()
+    options = (options or PlanOptions()).at_budget(budget)
     spending, constraints = options.spending, options.constraints
     theory = theory_for(budget, spending)
     width_at_depth = lambda L: theory.model.width(budget, L)

@@ -115,6 +115,16 @@ class FittedOn:
 
 
 @dataclass(frozen=True)
+class AttentionLayout:
+    """The attention layout the sweep held in every run (``loop.sweep``): its head size, and a fixed
+    number of key/value heads or a fixed number of query heads per key/value head (None: not held)."""
+
+    head_dim: int | None
+    kv_heads: int | None
+    kv_ratio: int | None
+
+
+@dataclass(frozen=True)
 class FittedRule:
     """A rule file's content; field names are the JSON keys of ``depthwidth-rule/1``."""
 
@@ -131,6 +141,7 @@ class FittedRule:
     tool: str
     fitted_on: FittedOn | None = None
     loss_model: dict | None = None  # the loss penalty refitted on the sweep (cost.loss.PenaltyModel.as_dict; issue 31)
+    layout: AttentionLayout | None = None  # what plan --rule-file keeps (None: the runs did not say)
 
     def width_at_depth(self, depth: float) -> float | None:
         """Levine form: the optimal width exp(a + b·L) at depth L; None when the Levine form was not fitted."""
@@ -290,10 +301,11 @@ def _rule(m) -> FittedRule:
         f = m.fitted_on
         fitted_on = FittedOn(tuple(f.sizes), tuple(f.depths), tuple(f.widths), f.runs,
                              tuple(Source(s.file, s.sha256) for s in f.sources))
+    layout = None if m.layout is None else AttentionLayout(m.layout.head_dim, m.layout.kv_heads, m.layout.kv_ratio)
     return FittedRule(m.format, m.name, m.form, levine, power, m.group_by,
                       FitRange(tuple(r.size), tuple(r.depth), tuple(r.width)), groups,
                       Source(m.source.file, m.source.sha256), m.created, m.tool, fitted_on,
-                      None if m.loss_model is None else m.loss_model.model_dump())
+                      None if m.loss_model is None else m.loss_model.model_dump(), layout)
 
 
 # ---- what the law says, and whether to believe it -----------------------------------------------

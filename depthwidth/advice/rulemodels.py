@@ -122,6 +122,13 @@ class LossModel(_Strict):
     depth_range: tuple[float, float]
     source: str
 
+class LayoutModel(_Strict):
+    """The attention layout the sweep held (``rulefile.AttentionLayout``)."""
+
+    head_dim: Optional[int] = Field(default=None, ge=1, strict=True)
+    kv_heads: Optional[int] = Field(default=None, ge=1, strict=True)
+    kv_ratio: Optional[int] = Field(default=None, ge=1, strict=True)
+
 
 class RuleModel(_Strict):
     format: Literal["depthwidth-rule/1", "depthwidth-rule/2"]
@@ -137,6 +144,8 @@ class RuleModel(_Strict):
     tool: str
     fitted_on: Optional[FittedOnModel] = None
     loss_model: Optional[LossModel] = None
+
+    layout: Optional[LayoutModel] = None
 
     @field_validator("created")
     @classmethod

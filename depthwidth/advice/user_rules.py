@@ -71,3 +71,23 @@ def rule_from_file(path) -> Rule:
 
 def _span(pair) -> str:
     return "unknown" if pair is None else f"{pair[0]:.3g}-{pair[1]:.3g}"
+
+
+def rule_layout(spending, path):
+    """The block with the attention layout the rule file's sweep held (its head size, and its key/value heads
+    or its query heads per key/value head), where the user gave none (--head-dim, --kv-heads stay final)."""
+    from dataclasses import replace
+
+    from ..arch.spending import LayoutSpending
+    from .rulefile import read_rule_file
+
+    layout = read_rule_file(path).layout
+    if layout is None or spending.block.mla:
+        return spending
+    overrides = dict(spending.overrides)
+    if layout.head_dim and "head_dim" not in overrides:
+        overrides["head_dim"] = layout.head_dim
+    if "kv_heads" in overrides or not (layout.kv_heads or layout.kv_ratio):
+        return replace(spending, overrides=tuple(sorted(overrides.items())))
+    return LayoutSpending(spending.arch, tuple(sorted(overrides.items())), spending.count, spending.context, spending.size,
+                          kv_fixed=layout.kv_heads, kv_ratio=None if layout.kv_heads else layout.kv_ratio)

@@ -45,7 +45,7 @@ stack, which keeps no cache.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..errors import InputError, not_one_of
 
@@ -308,6 +308,18 @@ def ffn_size(width: int, gated: bool, ffn_mult: float = 1.0, multiple: int = 1) 
 
 
 @dataclass(frozen=True)
+class Size:
+    """A preset's fields below a budget of ``below`` parameters (in the budget's own count), from ``source``."""
+    below: float
+    head_dim: int
+    kv_heads: int | None
+    ffn_mult: float
+    ffn_multiple: int
+    tied: bool
+    source: str
+
+
+@dataclass(frozen=True)
 class Preset:
     """A block family with sourced defaults; ``architecture(depth, width)`` builds one shape of it.
 
@@ -331,6 +343,29 @@ class Preset:
     dense_layers: int = 0
     mla: tuple[tuple[str, int], ...] = ()  # latent attention: (q_lora_rank, ...), (kv_lora_rank, ...), head sizes
     learned_positions: bool = False  # a learned position table of context x width rows (GPT-2's wpe); else rotary/none
+    sizes: tuple[Size, ...] = ()  # smaller published members of the family, smallest first (``at_size``)
+
+    def size_index(self, budget: float | None) -> int | None:
+        """Which of ``sizes`` a budget falls in (None: the preset's own fields)."""
+        return None if budget is None else next((i for i, s in enumerate(self.sizes) if budget < s.below), None)
+
+    def for_shape(self, depth: int, width: int) -> "Preset":
+        """The size of a shape: the first of ``sizes`` whose block there counts under its bound (else itself)."""
+        for i, size in enumerate(self.sizes):
+            try:
+                if params_nonembedding((sized := self.at_size(i)).architecture(depth, width)) < size.below:
+                    return sized
+            except InputError:
+                continue
+        return self
+
+    def at_size(self, index: int | None) -> "Preset":
+        """This preset with the fields of ``sizes[index]`` (None: itself): the block a family publishes at that size."""
+        if index is None or not self.sizes:
+            return self
+        s = self.sizes[index]
+        return replace(self, head_dim=s.head_dim, kv_heads=s.kv_heads, ffn_mult=s.ffn_mult, ffn_multiple=s.ffn_multiple,
+                       tied=s.tied, source=s.source, sizes=())
 
     def architecture(self, depth: int, width: int, context: int | None = None, **overrides) -> Architecture:
         """This block at ``depth`` x ``width``; overrides: kv_heads, head_dim, ffn_mult, gated,
@@ -422,17 +457,29 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
            source="GPT-2 (Radford et al. 2019); transformers GPT2Config defaults: n_inner None = 4·n_embd, "
                   "vocab_size 50257, tie_word_embeddings true, 12 heads of 64 at n_embd 768; a learned position "
                   "table (wpe) of n_positions = the context x n_embd, in params_embedding"),
-    Preset("llama", head_dim=128, gated=True, ffn_mult=1.0, ffn_multiple=256, kv_heads=8, vocab=128256, tied=False,
-           source="LLaMA family (meta-llama/llama, llama/model.py FeedForward): gated ffn int(2·4d/3) rounded up to "
-                  "multiple_of 256 (LLaMA-7B: 4096 -> 11008), head_dim 128; grouped-query attention with 8 KV heads "
-                  "as in Llama 2 70B and Llama 3 (the largest divisor of the head count below 8 when 8 does not divide it); "
-                  "Llama 3 vocab_size 128256, untied output head"),
+    # Llama by size: below 2e9 parameters Llama 3.2 1B's block, below 5e9 Llama 3.2 3B's, above Llama 3 8B/70B's
+    Preset("llama", head_dim=128, gated=True, ffn_mult=1.3, ffn_multiple=1024, kv_heads=8, vocab=128256, tied=False,
+           source="Llama 3 8B params.json (as copied in meta-llama/llama-models sku_list.py): dim 4096, 32 heads of 128, "
+                  "n_kv_heads 8, ffn_dim_multiplier 1.3, multiple_of 1024 -> ffn 14336 (3.5·d; 70B: 28672), vocab 128256, untied",
+           sizes=(Size(2e9, head_dim=64, kv_heads=8, ffn_mult=1.5, ffn_multiple=256, tied=True,
+                       source="Llama 3.2 1B config.json (as copied in kevinstephano/thunder_model_blocks hf_llama/llama_config.py; "
+                              "params.json ffn_dim_multiplier 1.5, multiple_of 256): width 2048, 32 heads of 64, 8 KV heads, "
+                              "ffn 8192 (4·d), vocab 128256, tie_word_embeddings true"),
+                  Size(5e9, head_dim=128, kv_heads=8, ffn_mult=1.0, ffn_multiple=256, tied=True,
+                       source="Llama 3.2 3B (as copied in silvaxxx1/MyLLM_101 models/LLAMA/Llama3.2/Llama_configs.py): width "
+                              "3072, 24 heads of 128, 8 KV heads, ffn 8192 (8/3·d), vocab 128256; tied: second-hand"))),
     Preset("mistral", head_dim=128, gated=True, ffn_mult=1.3125, ffn_multiple=256, kv_heads=8, vocab=32000, tied=False,
            source="Mistral-7B (transformers MistralConfig defaults): hidden 4096, intermediate 14336 (3.5·d), "
                   "32 heads of 128, 8 KV heads, vocab 32000, tie_word_embeddings false"),
     Preset("qwen2", head_dim=128, gated=True, ffn_mult=1.982, ffn_multiple=256, kv_heads=4, vocab=152064, tied=False,
            source="Qwen2-7B config.json: hidden 3584, intermediate 18944, 28 heads of 128, 4 KV heads, "
-                  "vocab 152064, tie_word_embeddings false (ffn_mult fitted so width 3584 gives 18944)"),
+                  "vocab 152064, tie_word_embeddings false (ffn_mult fitted so width 3584 gives 18944)",
+           sizes=(Size(1e9, head_dim=64, kv_heads=2, ffn_mult=2.036, ffn_multiple=256, tied=True,
+                       source="Qwen2.5-0.5B config.json (as copied in rwth-i6/i6_experiments .../qwen2/qwen2_configs.py): "
+                              "hidden 896, 14 heads of 64, 2 KV heads, intermediate 4864 (ffn_mult fitted), tied"),
+                  Size(2e9, head_dim=128, kv_heads=2, ffn_mult=2.1875, ffn_multiple=256, tied=True,
+                       source="Qwen2.5-1.5B model card (as copied in ZHUI/paddlenlp_model_readme Qwen/Qwen2.5-Coder-1.5B): "
+                              "12 heads, 2 KV heads, tied; hidden 1536, intermediate 8960 second-hand (ffn_mult fitted)"))),
     Preset("gemma", head_dim=256, gated=True, ffn_mult=3.0, ffn_multiple=256, kv_heads=None, vocab=256000, tied=True,
            source="Gemma-7B (transformers GemmaConfig defaults): hidden 3072, intermediate 24576 (8·d, GeGLU), "
                   "16 heads of 256, MHA, vocab 256000, tie_word_embeddings true"),

@@ -138,7 +138,7 @@ def export_architecture(fmt: str, depth: int, width: int, heads: int | None = No
     leaves open becomes the format's default. ``context``: the rows of a preset's learned position
     table (GPT-2), the context the config is written with."""
     spec = target(fmt)
-    family = preset(arch or spec.preset)
+    family = preset(arch or spec.preset).for_shape(depth, width)  # the family's block at this shape's size
     unknown = set(options) - set(BLOCK_OPTIONS)
     if unknown:
         raise InputError("option", ", ".join(sorted(unknown)), "expected one of " + ", ".join(BLOCK_OPTIONS))
@@ -198,7 +198,7 @@ def plan_architecture(budget: int, fmt: str, options) -> Architecture:
     from ..advice.planner import plan
 
     result = plan(budget, options)
-    block = options.spending.architecture(result.recommended_depth, result.recommended_width)
+    block = options.at_budget(budget).spending.architecture(result.recommended_depth, result.recommended_width)
     return with_vocab(block, fmt)
 
 

@@ -24,8 +24,12 @@ find the depth with the lowest loss; across sizes fit how that optimum moves.
    leave-one-size-out (each size predicted by the law fitted on the others), so noise scores near
    or below 0, never near 1; ``rmse`` is in-sample. The better form has the lower held-out rmse.
 
-No law is claimed that the data cannot support: fewer than 3 sizes, or optima that do not move
-with size beyond their intervals, are refused (one line, no rule saved).
+No law is claimed that the data cannot support: with fewer than 3 sizes, a size without a fitted
+parabola, or optima that do not move with size beyond their intervals, ``fit`` still answers with
+each size's optimum and says why no law was fitted (``FitReport.law_note``; no rule can be saved).
+A size whose runs cannot support a parabola (fewer than 4 runs at 3 depths, the lowest loss at an
+end, a parabola opening downwards) gets its measured best depth, with the depths tried on either
+side of it as its interval (an open side when the best is the shallowest or deepest tried).
 
 SciPy is imported by this module only; only the ``fit`` and ``plot fit`` commands import it.
 """
@@ -40,7 +44,9 @@ from scipy import optimize, special
 
 from ..errors import InputError
 from .results import ACCEPTED, Run, read, records_of, to_runs
-from ..advice.rulefile import (RULE_FORMAT, FitRange, FittedOn, FittedRule, GroupOptimum, LevineLaw, PowerLaw, Source)
+from ..advice.rulefile import (RULE_FORMAT, AttentionLayout, FitRange, FittedOn, FittedRule, GroupOptimum, LevineLaw,
+                               PowerLaw, Source)
+from .sizes import SizeOptimum, budget_of, held_layout  # noqa: F401 - SizeOptimum: fit's JSON record
 
 GROUP_TOLERANCE = 0.10  # sizes within ±10% of a group's middle: max/min <= 1.1/0.9
 CONFIDENCE = 0.95  # every interval: the central 95%
@@ -61,12 +67,13 @@ class GroupFit(GroupOptimum):
     best_depth: float  # the depth whose runs had the lowest mean loss
     optimal_width: float  # on the group's iso-size line at the optimal depth
     width_interval: tuple[float, float]
-    min_loss: float  # the parabola's value at its vertex
-    curvature: float  # c2, loss per (ln L)²
-    parabola: tuple[float, float, float]  # c0, c1, c2 of loss = c0 + c1·ln L + c2·(ln L)²
-    width_relation: tuple[float, float]  # c, e of ln d = c + e·ln L (iso-size, e ≈ -1/2)
-    loss_rmse: float  # scatter of the losses about the parabola
+    min_loss: float  # the parabola's value at its vertex (the measured best: its mean loss)
+    curvature: float | None  # c2, loss per (ln L)²; None without a parabola
+    parabola: tuple[float, float, float] | None  # c0, c1, c2 of loss = c0 + c1·ln L + c2·(ln L)²
+    width_relation: tuple[float, float] | None  # c, e of ln d = c + e·ln L (iso-size, e ≈ -1/2)
+    loss_rmse: float | None  # scatter of the losses about the parabola
     bootstrap_valid: int  # resamples with a minimum (3+ depths, parabola opening upwards)
+    method: str = "parabola"  # how the optimum was found: "parabola" (its vertex) or "measured best"
 
 
 @dataclass(frozen=True)
@@ -87,12 +94,26 @@ class FitReport:
     seed: int
     confidence: float
     notes: tuple[str, ...]
+    law_note: str | None = None  # why no law across sizes was fitted (None: one was)
+    layout: AttentionLayout | None = None  # the attention layout every run held (None: not in the file, or not one)
+
+    def records(self) -> list[SizeOptimum]:
+        """One record per size (the JSON, JSONL and CSV output), each with the law across sizes beside it."""
+        return [SizeOptimum(budget=budget_of(g, self.group_by), group_by=self.group_by, label=g.label, runs=g.runs, depths=g.depths,
+                            best_depth=g.best_depth, optimal_depth=g.optimal_depth, optimal_depth_low=g.depth_interval[0],
+                            optimal_depth_high=g.depth_interval[1], optimal_width=g.optimal_width,
+                            optimal_width_low=g.width_interval[0], optimal_width_high=g.width_interval[1],
+                            min_loss=g.min_loss, curvature=g.curvature, method=g.method, confidence=self.confidence,
+                            form=self.form, law_note=self.law_note, better_form=self.better_form,
+                            levine=self.levine, power=self.power, fit_range=self.fit_range, source=self.source,
+                            bootstrap=self.bootstrap, seed=self.seed, notes=self.notes)
+                for g in self.groups]
 
     def rule(self, created: str, tool: str) -> FittedRule:
         """The rule file's content (``depthwidth-rule/2``)."""
         groups = tuple(GroupOptimum(g.size, g.optimal_depth, g.depth_interval, g.runs) for g in self.groups)
         return FittedRule(RULE_FORMAT, self.name, self.form, self.levine, self.power, self.group_by, self.fit_range,
-                          groups, self.source, created, tool, self.fitted_on)
+                          groups, self.source, created, tool, self.fitted_on, self.layout)
 
 
 # ---- reading (results.py; kept here for callers of 0.2) -------------------------------------------
@@ -214,6 +235,36 @@ def fit_group(runs, label: str, bootstrap: int, rng: np.random.Generator, group_
         bootstrap_valid=int(valid.size),
     )
     return fitted, boot
+
+
+def measured_best(runs, label: str, group_by: str = "params") -> GroupFit:
+    """The optimum of a size whose runs cannot support a parabola: the depth with the lowest mean
+    loss, its interval the depths tried on either side (None on a side with no depth tried past it)."""
+    depth = np.array([r.depth for r in runs])
+    width = np.array([r.width for r in runs])
+    loss = np.array([r.loss for r in runs])
+    depths = tuple(sorted(set(depth.tolist())))
+    mean_loss = {d: float(loss[depth == d].mean()) for d in depths}
+    width_at = {d: _geometric_mean(width[depth == d].tolist()) for d in depths}
+    best = min(depths, key=lambda d: (mean_loss[d], d))
+    i = depths.index(best)
+    low = depths[i - 1] if i > 0 else None
+    high = depths[i + 1] if i + 1 < len(depths) else None
+    return GroupFit(size=_geometric_mean([r.size for r in runs]), optimal_depth=float(best), depth_interval=(low, high),
+                    runs=len(runs), label=label, depths=depths, best_depth=best, optimal_width=width_at[best],
+                    width_interval=(None if high is None else width_at[high], None if low is None else width_at[low]),
+                    min_loss=mean_loss[best], curvature=None, parabola=None, width_relation=None, loss_rmse=None,
+                    bootstrap_valid=0, method="measured best")
+
+
+def fit_or_best(runs, label: str, bootstrap: int, rng: np.random.Generator, group_by: str = "params"):
+    """(GroupFit, bootstrap draws or None, the reason a parabola was not fitted or None): ``fit_group``,
+    or where the runs cannot support a parabola, ``measured_best``."""
+    try:
+        fitted, draws = fit_group(runs, label, bootstrap, rng, group_by)
+        return fitted, draws, None
+    except InputError as err:
+        return measured_best(runs, label, group_by), None, err.accepted
 
 
 def small_sample_factor(runs: int) -> float:
@@ -376,14 +427,33 @@ def _power_prediction(groups, draws):
     return lambda g: math.log(law.k) + law.alpha * math.log(g.size)
 
 
+def no_law_reason(groups, draws) -> str | None:
+    """Why the groups support no law across sizes (None: they do): fewer than MIN_GROUPS sizes, a size
+    without a fitted parabola, or optima that do not move beyond their intervals."""
+    shown = ", ".join(f"{g.label} ({g.runs} runs)" for g in groups)
+    if len(groups) < MIN_GROUPS:
+        return (f"{len(groups)} size group{'s' * (len(groups) != 1)} ({shown}); a law across sizes needs at least "
+                f"{MIN_GROUPS} (a two-constant law passes through any two optima, so two sizes cannot test it): add a size")
+    lacking = [g.label for g, d in zip(groups, draws) if d is None]
+    if lacking:
+        return f"size group{'s' * (len(lacking) != 1)} {', '.join(lacking)} ha{'ve' if len(lacking) != 1 else 's'} no fitted parabola"
+    low = max(g.depth_interval[0] for g in groups)
+    high = min(g.depth_interval[1] for g in groups)
+    if low <= high:
+        spans = "; ".join(f"{g.label}: {g.optimal_depth:.3g} [{g.depth_interval[0]:.3g}, {g.depth_interval[1]:.3g}]" for g in groups)
+        return (f"the optimal depths do not move with size beyond their {CONFIDENCE:.0%} intervals (every interval holds "
+                f"depth {low:.3g}-{high:.3g}: {spans}): add sizes further apart or repeat runs")
+    return None
+
+
 def fit_results(runs, source: Source, group_by: str = "params", form: str = "both", bootstrap: int = DEFAULT_BOOTSTRAP,
                 seed: int = DEFAULT_SEED, name: str = "fit", sources: tuple[Source, ...] = ()) -> FitReport:
     """The whole fit (steps 1-5 of the module docstring) for parsed runs; ``sources``: every file
     read (their sha256 go into the rule's ``fitted_on``).
 
-    Refuses (InputError, no rule) a law it cannot support: fewer than MIN_GROUPS sizes, or optima
-    that do not move with size beyond their intervals (one depth lies inside every group's 95%
-    interval: the data cannot tell the sizes' optima apart, whatever a fitted line would say)."""
+    Fits no law it cannot support (``no_law_reason``): the report then has each size's optimum, no
+    law (form "none") and ``law_note`` saying why (one depth inside every group's 95% interval: the
+    data cannot tell the sizes' optima apart, whatever a fitted line would say)."""
     if form not in ("levine", "power", "both"):
         raise InputError("--form", form, "expected levine, power or both")
     if bootstrap < 2:
@@ -392,26 +462,27 @@ def fit_results(runs, source: Source, group_by: str = "params", form: str = "bot
     rng = np.random.default_rng(seed)
     labels = [g[0].group if g[0].group is not None else _size_label(_geometric_mean([r.size for r in g]))
               for g in groups_of_runs]
-    if len(groups_of_runs) < MIN_GROUPS:
-        shown = ", ".join(f"{label} ({len(g)} runs)" for label, g in zip(labels, groups_of_runs))
-        raise InputError("results file", source.file, f"has {len(groups_of_runs)} size group{'s' * (len(groups_of_runs) != 1)} "
-                         f"({shown}); a law across sizes needs at least {MIN_GROUPS} (a two-constant law passes through any "
-                         "two optima, so two sizes cannot test it): add a size")
-    fitted = [fit_group(g, label, bootstrap, rng, group_by) for g, label in zip(groups_of_runs, labels)]
-    groups = tuple(g for g, _ in fitted)
-    draws = [d for _, d in fitted]
-    low = max(g.depth_interval[0] for g in groups)
-    high = min(g.depth_interval[1] for g in groups)
-    if low <= high:
-        shown = "; ".join(f"{g.label}: {g.optimal_depth:.3g} [{g.depth_interval[0]:.3g}, {g.depth_interval[1]:.3g}]" for g in groups)
-        raise InputError("results file", source.file, f"the optimal depths do not move with size beyond their "
-                         f"{CONFIDENCE:.0%} intervals (every interval holds depth {low:.3g}-{high:.3g}: {shown}); no law "
-                         "across sizes is supported, so none is fitted or saved: add sizes further apart or repeat runs")
-    notes: list[str] = []
+    fitted = [fit_or_best(g, label, bootstrap, rng, group_by) for g, label in zip(groups_of_runs, labels)]
+    groups = tuple(g for g, _, _ in fitted)
+    draws = [d for _, d, _ in fitted]
+    notes: list[str] = [f"group {g.label}: no parabola ({why}); its optimum is the measured best depth {g.best_depth:g}, "
+                        "its interval the depths tried on either side" for g, _, why in fitted if why]
     for g in groups:
-        if g.bootstrap_valid < 0.9 * bootstrap:
+        if g.method == "parabola" and g.bootstrap_valid < 0.9 * bootstrap:
             notes.append(f"group {g.label}: {bootstrap - g.bootstrap_valid} of {bootstrap} resamples had no minimum "
                          "(fewer than 3 depths or a downward parabola); its interval uses the rest and may be too narrow")
+    law_note = no_law_reason(groups, draws)
+    # the sizes fitted on: every group's size and its budget (a sweep's 1.5e9 whose runs count 1.47e9 is inside)
+    sizes = [g.size for g in groups] + [budget_of(g, group_by) for g in groups]
+    fit_range = FitRange((min(sizes), max(sizes)),
+                         (min(r.depth for r in runs), max(r.depth for r in runs)),
+                         (min(r.width for r in runs), max(r.width for r in runs)))
+    fitted_on = FittedOn(tuple(g.size for g in groups), tuple(float(r.depth) for r in runs),
+                         tuple(float(r.width) for r in runs), len(runs), tuple(sources) or (source,))
+    layout = held_layout(runs)
+    if law_note:
+        return FitReport(name, "none", None, group_by, None, None, fit_range, groups, source, fitted_on, bootstrap, seed,
+                         CONFIDENCE, tuple(notes + [f"no law across sizes: {law_note}"]), law_note, layout)
     notes.append("r2 and heldout_rmse are leave-one-size-out: each size's optimal width predicted by the law fitted on "
                  "the other sizes (rmse is in-sample)")
     levine = fit_levine(groups, draws, notes) if form in ("levine", "both") else None
@@ -421,10 +492,5 @@ def fit_results(runs, source: Source, group_by: str = "params", form: str = "bot
         score = lambda law: law.heldout_rmse if law.heldout_rmse is not None else law.rmse
         better = "levine" if score(levine) <= score(power) else "power"
     chosen = better or form
-    fit_range = FitRange((min(g.size for g in groups), max(g.size for g in groups)),
-                         (min(r.depth for r in runs), max(r.depth for r in runs)),
-                         (min(r.width for r in runs), max(r.width for r in runs)))
-    fitted_on = FittedOn(tuple(g.size for g in groups), tuple(float(r.depth) for r in runs),
-                         tuple(float(r.width) for r in runs), len(runs), tuple(sources) or (source,))
     return FitReport(name, chosen, better, group_by, levine, power, fit_range, groups, source, fitted_on, bootstrap, seed,
-                     CONFIDENCE, tuple(notes))
+                     CONFIDENCE, tuple(notes), None, layout)

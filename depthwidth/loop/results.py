@@ -50,6 +50,9 @@ class Run:
     loss: float
     group: str | None = None
     id: str | None = None
+    heads: int | None = None  # the sweep's attention layout, when the file carries it (heads, kv_heads, head_dim)
+    kv_heads: int | None = None
+    head_dim: int | None = None
 
 
 def size_keys(group_by: str, record: dict) -> tuple[tuple[str, ...], ...]:
@@ -135,6 +138,15 @@ def _number(value, key: str, where: str, positive: bool = True) -> float:
     return number
 
 
+def _whole_or_none(value) -> int | None:
+    """An optional layout column (heads, kv_heads, head_dim): a whole number >= 1, else None (not held)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return int(number) if math.isfinite(number) and number >= 1 and number.is_integer() else None
+
+
 def to_runs(records: list[dict], source: str, group_by: str = "params", loss_column: str = "loss") -> tuple[Run, ...]:
     """Runs from records (validated by ``rulemodels.ResultRecord`` after the number checks here)."""
     from pydantic import ValidationError
@@ -178,7 +190,8 @@ def to_runs(records: list[dict], source: str, group_by: str = "params", loss_col
         elif "budget" in record and record["budget"] not in (None, ""):
             group = f"{_number(record['budget'], 'budget', where):.6g}"
         runs.append(Run(number, values["depth"], values["width"], math.prod(values[n] for n in size_names), loss, group,
-                        None if record.get("id") in (None, "") else str(record["id"])))
+                        None if record.get("id") in (None, "") else str(record["id"]),
+                        *(_whole_or_none(record.get(k)) for k in ("heads", "kv_heads", "head_dim"))))
     if len({r.group is None for r in runs}) > 1:
         raise InputError("results file", source, "some runs carry a budget or group and others do not; give every run one")
     return tuple(runs)

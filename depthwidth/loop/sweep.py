@@ -11,7 +11,11 @@ A sweep compares depths, so everything else is held fixed across its rows:
 - the budget: each row spends it within ``planner.BUDGET_TOLERANCE``; a row that cannot (an explicitly
   requested depth) is kept, flagged (``within_tolerance`` false, ``budget_deviation``, ``note``);
 - requested depths are kept exactly: each gets its best valid width (nearest the budget), or a
-  line in ``SweepRows.skipped`` saying why it has none. No two rows of one budget share a depth.
+  line in ``SweepRows.skipped`` saying why it has none. No two rows of one budget share a depth;
+- without requested depths, the rows spread over the plan's evidence band (``evidence.depth_band``),
+  one shape per depth and one depth per width, widening the band (down to the minimal depth, up to
+  2.5 times its top) only as far as ``count`` distinct widths need. Every search is over a bounded number
+  of widths (``MAX_POOL_WIDTHS``), whatever the budget.
 
 Row ids are the export folder names (``01-24x2048x16``; with several budgets ``1e9-01-24x2048x16``).
 """
@@ -25,17 +29,23 @@ from ..errors import InputError
 from ..arch.hardware import Constraints, tp_sizes
 from ..advice.planner import MAX_PLAN_WIDTH, PlanOptions
 from ..arch.snapping import BUDGET_TOLERANCE, FAR_FROM_BUDGET, Snapped, valid_arch
-from ..arch.spending import Quadratic, Spending, _through, block_min_depth
+from ..arch.spending import LayoutSpending, Quadratic, Spending, _through, block_min_depth  # noqa: F401
 from ..theory.separation import min_depth
 
 MAX_SWEEP_ROWS = 1000
-DEEPEST_MARGIN = 1.1  # the default list reaches 10% past the deepest rule's recommended depth
-WIDENED_MARGIN = 2.0  # ... and, when that range has too few distinct widths, at most to twice that depth
-WIDTH_SPAN = 12  # widths tried on each side of the ideal one, in steps of the width unit
+WIDENED_MARGIN = 2.5  # a default sweep may reach at most 2.5 times the top of the plan's depth band
+GROWTH = 1.25  # ... widening the band by this factor at a time, on both sides
+MAX_POOL_WIDTHS = 240  # widths looked at per band: all of them when fewer, else this many log-spaced
+WIDTH_SPAN = 12  # widths tried on each side of the ideal one, in steps of the width unit (a requested depth)
 # heads / kv_heads of each preset's reference model (blocks.PRESETS sources): Llama 3 8B 32/8 and Llama 2 70B
 # 64/8 (meta-llama config.json), Mistral-7B and Mixtral-8x7B 32/8, Qwen2-7B 28/4; GPT-2, Gemma-7B and the
 # paper's block are multi-head (1). DeepSeek's latent attention has no key/value heads (None).
 PRESET_KV_RATIO = {"vanilla": 1, "gpt2": 1, "gemma": 1, "llama": 4, "mistral": 4, "mixtral": 4, "qwen2": 7, "deepseek": None}
+# ... and of the published sizes (blocks.Preset.sizes, same sources): Llama 3.2 1B 32/8, 3B 24/8; Qwen2.5-0.5B 14/2, 1.5B 12/2
+SIZE_KV_RATIO = {("llama", 0): 4, ("llama", 1): 3, ("qwen2", 0): 7, ("qwen2", 1): 6}
+# layouts a default sweep falls back to when the preset's own give fewer distinct widths within the tolerance
+# (a finer head multiple: widths in finer steps): 2 query heads per key/value head, then multi-head attention
+FALLBACK_KV_RATIOS = (2, 1)
 BUDGET_COUNT_FIELDS = {"total": "params_nonembedding", "active": "params_active", "with-embeddings": "params_with_embeddings"}
 
 
@@ -94,46 +104,10 @@ class SweepRows(list):
 
 # ---- a block with its attention layout held fixed ---------------------------------------------------
 
-@dataclass(frozen=True)
-class LayoutSpending(Spending):
-    """A Spending whose key/value heads follow a fixed layout: ``kv_fixed`` heads at every width,
-    or ``kv_ratio`` query heads per key/value head (kv_heads = heads / kv_ratio)."""
-
-    kv_fixed: int | None = None
-    kv_ratio: int | None = None
-
-    def architecture(self, depth: int, width: int):
-        from ..arch.blocks import preset
-
-        block = preset(self.arch)
-        overrides = dict(self.overrides)
-        if not block.mla and (self.kv_fixed or self.kv_ratio):
-            head_dim = overrides.get("head_dim") or block.head_dim
-            heads = width // head_dim
-            if self.kv_ratio:
-                if heads % self.kv_ratio:
-                    raise InputError("--kv-ratio", self.kv_ratio, f"{heads} heads are not a multiple of it")
-                overrides["kv_heads"] = heads // self.kv_ratio
-            else:
-                overrides["kv_heads"] = self.kv_fixed
-        return block.architecture(depth, width, self.context, **overrides)
-
-    @property
-    def heads_unit(self) -> int:
-        """Head counts must be multiples of this (the layout's ratio, or the fixed kv heads)."""
-        return self.kv_ratio or self.kv_fixed or 1
-
-    @property
-    def paper_block(self) -> bool:
-        return Spending.paper_block.fget(self) and self.heads_unit == 1
-
-
 def layout_spending(spending: Spending, kv_heads: int | None = None, kv_ratio: int | None = None) -> LayoutSpending:
     """The sweep's block: ``kv_heads`` fixed, or ``kv_ratio`` fixed, or (neither) a --kv-heads already in
     the overrides, else the preset's ratio (``PRESET_KV_RATIO``)."""
-    from ..arch.blocks import preset
-
-    block = preset(spending.arch)
+    block = spending.block
     overrides = dict(spending.overrides)
     given = overrides.pop("kv_heads", None)
     if kv_heads is not None and given is not None and kv_heads != given:
@@ -148,11 +122,12 @@ def layout_spending(spending: Spending, kv_heads: int | None = None, kv_ratio: i
         if kv_heads is not None or kv_ratio is not None:
             raise InputError("--kv-heads" if kv_heads is not None else "--kv-ratio", kv_heads or kv_ratio,
                              f"the {block.name} preset uses latent attention (MLA): there are no key/value heads to set")
-        return LayoutSpending(spending.arch, tuple(sorted(overrides.items())), spending.count, spending.context)
+        return LayoutSpending(spending.arch, tuple(sorted(overrides.items())), spending.count, spending.context,
+                              spending.size)
     if kv_heads is None and kv_ratio is None:
-        kv_ratio = PRESET_KV_RATIO.get(block.name) or 1
+        kv_ratio = SIZE_KV_RATIO.get((block.name, spending.size)) or PRESET_KV_RATIO.get(block.name) or 1
     return LayoutSpending(spending.arch, tuple(sorted(overrides.items())), spending.count, spending.context,
-                          kv_fixed=kv_heads, kv_ratio=kv_ratio)
+                          spending.size, kv_fixed=kv_heads, kv_ratio=kv_ratio)
 
 
 def layout_text(spending: LayoutSpending) -> str:
@@ -203,6 +178,7 @@ class _Family:
     model: Quadratic
     unit: int
     best: dict = field(default_factory=dict)
+    shapes: dict = field(default_factory=dict)
 
     def best_width(self, depth: int) -> Snapped | None:
         """The valid shape at exactly this depth whose count is nearest the budget (None: no valid width)."""
@@ -217,6 +193,15 @@ class _Family:
                     options.append(Snapped(arch, count, count / self.budget - 1))
             self.best[depth] = min(options, key=lambda o: (abs(o.deviation), o.arch.width), default=None)
         return self.best[depth]
+
+    def shape(self, depth: int, width: int) -> Snapped | None:
+        """The valid shape at (depth, width) with its count and deviation (None: not valid); cached."""
+        key = (depth, width)
+        if key not in self.shapes:
+            arch = valid_arch(self.spending, self.constraints, depth, width)
+            count = None if arch is None else self.spending.params(arch)
+            self.shapes[key] = None if arch is None else Snapped(arch, count, count / self.budget - 1)
+        return self.shapes[key]
 
     def narrowest(self, depth: int) -> Snapped | None:
         """The narrowest valid shape at this depth (searched upwards from one width unit)."""
@@ -234,18 +219,6 @@ class _Family:
             return None
         per_layer, rest = self.model.per_layer(probe.arch.width)
         return max(0, math.floor((self.budget * (1 + BUDGET_TOLERANCE) - rest) / per_layer)) if per_layer > 0 else None
-
-
-def deepest_recommendation(budget: int, options: PlanOptions, width_at_depth) -> float:
-    """The largest real depth any recommending rule of the registry (and the rule file) gives."""
-    from ..advice.rules import REGISTRY
-    from ..advice.user_rules import rule_from_file
-
-    rules = [r for r in REGISTRY.values() if r.kind != "guard"]
-    if options.rule_file:
-        rules.append(rule_from_file(options.rule_file))
-    depths = [optimum[0] for r in rules if (optimum := r.recommend(budget, width_at_depth)) is not None]
-    return max(depths, default=1.0)
 
 
 def target_depths(lowest: int, top: float, count: int) -> list[float]:
@@ -273,31 +246,33 @@ def budget_label(budget: int) -> str:
 def sweep(budget: int, options: PlanOptions | None = None, depths: list[int] | None = None, count: int = 8, *,
           kv_heads: int | None = None, kv_ratio: int | None = None, id_prefix: str = "") -> SweepRows:
     """The iso-budget family: explicit ``depths`` (each kept exactly, or a line in ``skipped``), or
-    ``count`` distinct depths log-spaced from the minimal depth to 10% past the deepest rule's
-    recommendation, every shape within the tolerance: one per width first, then deeper (to twice
-    that depth), then a second depth per width (``default_shapes``); each step and any shortfall is
-    a line in ``skipped``. Rows come out in increasing depth.
+    ``count`` shapes spread over the plan's depth band, one per depth and one per width, every one
+    within the tolerance (``default_shapes``); a shortfall is a line in ``skipped`` saying why.
+    Rows come out in increasing depth. The block is the preset's at this budget's size
+    (``blocks.Preset.sizes``).
 
     ``kv_heads``/``kv_ratio`` fix the attention layout. Without either, the preset's ratio is held
-    (Llama: 4 query heads per key/value head); when the preset's own key/value count held fixed
-    (Llama: 8) gives more rows within the tolerance (tensor parallelism makes ratio layouts coarse),
-    that count is held instead (then more rows, more distinct widths, a shallower deepest row and a
-    smaller total deviation break ties; a full tie keeps the ratio), and
-    ``SweepRows.layout`` says which."""
-    options = options or PlanOptions()
+    (Llama: 4 query heads per key/value head); the preset's own key/value count held fixed (Llama: 8),
+    then 2 query heads per key/value head, then multi-head attention are tried as well, and one of
+    them is held instead only when it gives more rows within the tolerance (then more rows, then more
+    rows inside the plan's depth band; a tie keeps the earlier layout); ``SweepRows.layout`` says which."""
+    options = (options or PlanOptions()).at_budget(budget)
     if depths is not None and len(depths) > MAX_SWEEP_ROWS:
         raise InputError("--depths", f"{len(depths)} depths", f"at most {MAX_SWEEP_ROWS} rows in one sweep")
     if depths is None and (isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_SWEEP_ROWS):
         raise InputError("--count", count, f"expected a whole number from 1 to {MAX_SWEEP_ROWS}")
     spending = layout_spending(options.spending, kv_heads, kv_ratio)
     layouts = [spending]
-    from ..arch.blocks import preset
-
-    block = preset(spending.arch)
+    block = spending.block
     if kv_heads is None and kv_ratio is None and "kv_heads" not in dict(options.spending.overrides) \
             and block.kv_heads and spending.kv_ratio and spending.kv_ratio > 1:
-        layouts.append(LayoutSpending(spending.arch, spending.overrides, spending.count, spending.context,
+        layouts.append(LayoutSpending(spending.arch, spending.overrides, spending.count, spending.context, spending.size,
                                       kv_fixed=block.kv_heads))
+        layouts += [LayoutSpending(spending.arch, spending.overrides, spending.count, spending.context, spending.size,
+                                   kv_ratio=r) for r in FALLBACK_KV_RATIOS if r < spending.kv_ratio]
+    # rows within the tolerance, then rows, then rows inside the plan's depth band (a default sweep)
+    score = lambda result: (sum(abs(s.deviation) <= BUDGET_TOLERANCE for s in result[0]), len(result[0]),
+                            sum(result[3][0] <= s.arch.depth <= result[3][1] for s in result[0]))
     results: list = []
     for layout in layouts:
         try:
@@ -305,10 +280,10 @@ def sweep(budget: int, options: PlanOptions | None = None, depths: list[int] | N
         except InputError:
             if layout is layouts[-1] and not results:
                 raise
-    score = lambda result: (sum(abs(s.deviation) <= BUDGET_TOLERANCE for s in result[0]), len(result[0]),
-                            len({s.arch.width for s in result[0]}), -max((s.arch.depth for s in result[0]), default=0),
-                            -sum(abs(s.deviation) for s in result[0]))
-    chosen, skipped, layout = max(results, key=score)  # max keeps the first (the ratio) on a tie
+        if results and score(results[0]) == (len(results[0][0]),) * 3 \
+                and len(results[0][0]) >= (count if depths is None else len(set(depths))):
+            break  # the preset's own layout already gives every row, within the tolerance and inside the band
+    chosen, skipped, layout, _ = max(results, key=score)  # max keeps the first (the preset's ratio) on a tie
     if not chosen:  # explicit depths, none of them with a shape near the budget
         more = f" (and {len(skipped) - 1} more requested depths like it)" if len(skipped) > 1 else ""
         raise InputError("--depths", _listing(sorted(set(depths))), f"no requested depth has a shape near the budget: "
@@ -321,7 +296,7 @@ def sweep(budget: int, options: PlanOptions | None = None, depths: list[int] | N
 
 
 def _sweep_layout(budget: int, options: PlanOptions, spending: LayoutSpending, depths, count):
-    """(chosen shapes, skipped lines, the layout) of one budget under one attention layout."""
+    """(chosen shapes, skipped lines, the layout, the depth band) of one budget under one attention layout."""
     constraints = options.constraints
     model = layout_quadratic(spending)
     family = _Family(budget, spending, constraints, model, width_unit(spending, constraints))
@@ -343,73 +318,92 @@ def _sweep_layout(budget: int, options: PlanOptions, spending: LayoutSpending, d
             skipped.append(f"budget {budget:.3g}: {len(flagged)} of {len(chosen)} rows are more than ±{BUDGET_TOLERANCE:.0%} "
                            f"from the budget (flagged in within_tolerance and note): {{flagged}}; with "
                            f"{layout_text(spending)}, widths come in steps of {family.unit}")
-        return chosen, skipped, spending
+        return chosen, skipped, spending, (0, math.inf)
+    from ..advice.evidence import depth_band
+
     width_at_depth = lambda L: model.width(budget, L)
-    deepest = deepest_recommendation(budget, options, width_at_depth)
-    top = max(lowest, math.floor(DEEPEST_MARGIN * deepest))
-    chosen, reach = default_shapes(family, lowest, top, max(top, math.floor(WIDENED_MARGIN * deepest)), count)
+    lo, hi = depth_band(budget, lowest, width_at_depth).depth_band
+    if options.rule_file:  # the user's fitted rule: its depth joins the band
+        from ..advice.user_rules import rule_from_file
+
+        optimum = rule_from_file(options.rule_file).recommend(budget, width_at_depth)
+        if optimum is not None and math.isfinite(optimum[0]):
+            lo, hi = min(lo, max(lowest, round(optimum[0]))), max(hi, max(lowest, round(optimum[0])))
+    widest = max(lowest, math.floor(WIDENED_MARGIN * hi))
+    chosen, (start, stop) = default_shapes(family, lowest, lo, hi, widest, count)
     finer = [flag for flag, coarse in (("--multiple", (constraints.multiple or 1) > 1), ("--head-dim", spending.head_dim > 32),
                                        ("--kv-ratio", spending.heads_unit > 1), ("--tp", constraints.tp > 1)) if coarse]
     named = " or ".join(filter(None, (", ".join(finer[:-1]), finer[-1]))) if finer else ""
     steps = f"widths come in steps of {family.unit}" + (f" (a smaller {named} gives finer steps)" if finer else "")
-    if reach > top:
-        skipped.append(f"budget {budget:.3g}: depths past {top} (10% past the deepest rule's recommendation) added, up to "
-                       f"{reach}, to look for {count} distinct widths within ±{BUDGET_TOLERANCE:.0%} ({steps})")
-    shared = len(chosen) - len({s.arch.width for s in chosen})
-    if shared:
-        skipped.append(f"budget {budget:.3g}: {shared} width{'s carry' if shared != 1 else ' carries'} a second depth: only "
-                       f"{len(chosen) - shared} distinct widths spend the budget within ±{BUDGET_TOLERANCE:.0%} between "
-                       f"depth {lowest} and {reach} with {layout_text(spending)} ({steps})")
+    if chosen and (start < lo or stop > hi):
+        skipped.append(f"budget {budget:.3g}: the plan's depth band [{lo}, {hi}] holds fewer than {count} distinct widths "
+                       f"within ±{BUDGET_TOLERANCE:.0%}; the sweep looked from depth {start} to {stop} ({steps})")
     if len(chosen) < count:
         skipped.append(f"budget {budget:.3g}: {len(chosen)} shape{'s' * (len(chosen) != 1)}, not {count}: only "
-                       f"{len(chosen)} distinct depths (at most two per width) between depth {lowest} (the minimal depth) "
-                       f"and {reach} spend the budget within ±{BUDGET_TOLERANCE:.0%} with {layout_text(spending)}; {steps}")
+                       f"{len(chosen)} distinct widths spend the budget within ±{BUDGET_TOLERANCE:.0%} at distinct depths "
+                       f"between depth {start} and {stop} (the minimal depth is {lowest}, the plan's band [{lo}, {hi}], "
+                       f"at most {WIDENED_MARGIN:g} times its top) with {layout_text(spending)}; {steps}")
     if not chosen:
         from ..advice.planner import no_valid_shape
 
         raise no_valid_shape(spending, constraints, lowest, model.width(budget, lowest))
-    return chosen, skipped, spending
+    return chosen, skipped, spending, (lo, hi)
 
 
-def default_shapes(family: _Family, lowest: int, top: int, widest: int, count: int) -> tuple[list[Snapped], int]:
-    """Up to ``count`` shapes within tolerance at distinct depths, and the deepest depth looked at.
+def default_shapes(family: _Family, lowest: int, lo: int, hi: int, widest: int, count: int) -> tuple[list[Snapped], tuple[int, int]]:
+    """Up to ``count`` shapes within tolerance, at distinct depths and distinct widths, spread over the
+    depth band [lo, hi], and the depths looked at.
 
-    1. One shape per width: log-spaced target depths over the usable depths in [lowest, top], each
-       taking the usable depth nearest it whose width no row has yet.
-    2. Too few widths: the range grows past ``top`` (at most to ``widest``) just far enough to reach
-       ``count`` distinct widths (narrower ones: deeper rows), and step 1 runs again on it.
-    3. Still too few: a second depth at a width already used (never a third), each time the usable
-       depth farthest in log depth from every chosen one (filling the widest gap)."""
-    ok = lambda depth: (s := family.best_width(depth)) is not None and abs(s.deviation) <= BUDGET_TOLERANCE
-    usable = [d for d in range(lowest, top + 1) if ok(d)]
-    reach = top
-    widths = {family.best_width(d).arch.width for d in usable}
-    depth = top
-    while len(widths) < count and depth < widest:
-        depth += 1
-        if ok(depth):
-            usable.append(depth)
-            reach = depth
-            widths.add(family.best_width(depth).arch.width)
-    if not usable:
-        return [], reach
-    targets = target_depths(usable[0], usable[-1], min(count, len(usable)))
-    chosen: dict[int, Snapped] = {}
-    for target in targets:
-        for depth in sorted(usable, key=lambda d: (abs(math.log(d / target)), d)):
-            snapped = family.best_width(depth)
-            if depth not in chosen and all(c.arch.width != snapped.arch.width for c in chosen.values()):
-                chosen[depth] = snapped
-                break
-    while len(chosen) < count:
-        used = [c.arch.width for c in chosen.values()]
-        spare = [d for d in usable if d not in chosen and used.count(family.best_width(d).arch.width) == 1]
-        if not spare:
+    The band (clipped to the minimal depth ``lowest``) is searched first; while it holds fewer than
+    ``count`` distinct widths it grows by ``GROWTH`` on both sides, never below ``lowest`` nor past
+    ``widest``. Each width in the window gives its depth nearest the budget (``_pool``); the rows are
+    then the shapes nearest ``count`` depths log-spaced over the window."""
+    start, stop = max(lo, lowest), max(hi, lowest)
+    while True:
+        pool = _pool(family, lowest, start, stop)
+        if len(pool) >= count or (start <= lowest and stop >= widest):
             break
-        gap = lambda d: (min(abs(math.log(d / c)) for c in chosen), -abs(family.best_width(d).deviation), -d)
-        best = max(spare, key=gap)
-        chosen[best] = family.best_width(best)
-    return [chosen[d] for d in sorted(chosen)], reach
+        start, stop = max(lowest, math.floor(start / GROWTH)), min(max(widest, stop), math.ceil(stop * GROWTH))
+    if len(pool) <= count:
+        return pool, (start, stop)
+    chosen: list[Snapped] = []
+    for target in target_depths(start, stop, count) if count > 1 else [math.sqrt(start * stop)]:
+        free = [s for s in pool if s not in chosen]
+        chosen.append(min(free, key=lambda s: (abs(math.log(s.arch.depth / target)), abs(s.deviation))))
+    return sorted(chosen, key=lambda s: s.arch.depth), (start, stop)
+
+
+def _pool(family: _Family, lowest: int, start: int, stop: int) -> list[Snapped]:
+    """The shapes within tolerance with depths in [start, stop]: each width (multiples of the width unit;
+    at most ``MAX_POOL_WIDTHS``, log-spaced, when there are more) at its depths nearest the budget,
+    one shape per width and per depth (the one nearest the budget), in increasing depth."""
+    model, unit, budget = family.model, family.unit, family.budget
+    narrow = max(1, math.floor(model.width(budget, stop) / (1 + 2 * BUDGET_TOLERANCE) / unit))
+    wide = max(narrow, math.ceil(model.width(budget, start) * (1 + 2 * BUDGET_TOLERANCE) / unit))
+    if wide - narrow + 1 <= MAX_POOL_WIDTHS:
+        steps = range(narrow, wide + 1)
+    else:
+        ratio = math.log(wide / narrow) / (MAX_POOL_WIDTHS - 1)
+        steps = sorted({round(narrow * math.exp(ratio * i)) for i in range(MAX_POOL_WIDTHS)})
+    by_depth: dict[int, Snapped] = {}
+    for k in steps:
+        width = k * unit
+        per_layer, rest = model.per_layer(width)
+        if per_layer <= 0:
+            continue
+        ideal = (budget - rest) / per_layer
+        best = None
+        for depth in {math.floor(ideal), math.ceil(ideal)}:
+            if max(start, lowest) <= depth <= stop:
+                snapped = family.shape(depth, width)
+                if snapped is not None and abs(snapped.deviation) <= BUDGET_TOLERANCE \
+                        and (best is None or abs(snapped.deviation) < abs(best.deviation)):
+                    best = snapped
+        if best is not None:
+            held = by_depth.get(best.arch.depth)
+            if held is None or abs(best.deviation) < abs(held.deviation):
+                by_depth[best.arch.depth] = best
+    return [by_depth[d] for d in sorted(by_depth)]
 
 
 def why_not(family: _Family, depth: int, snapped: Snapped | None) -> str:

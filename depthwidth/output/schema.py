@@ -38,7 +38,7 @@ RECORDS = {
     "inspect": (_attribute("advice.reports", "ConfigReport"), True, "inspect --format json"),
     "sweep": (_attribute("loop.sweep", "SweepRow"), True, "sweep --format json"),
     "export": (_attribute("loop.export", "Export"), True, "export --format json"),
-    "fit": (_attribute("loop.fit", "FitReport"), False, "fit --format json"),
+    "fit": (_attribute("loop.sizes", "SizeOptimum"), True, "fit --format json (one record per size)"),
     "rules": (_attribute("advice.rules", "Rule"), True, "rules --format json"),
     "reproduce": (_attribute("advice.claims", "Claim"), True, "reproduce --format json"),
     "certify": (_attribute("theory.certify", "Certificate"), True, "certify --format json"),

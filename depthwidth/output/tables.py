@@ -383,7 +383,8 @@ def plan_rules_tables(records):
 
 
 def _span(interval) -> str:
-    return f"[{interval[0]:.4g}, {interval[1]:.4g}]"
+    low, high = ("open" if v is None else f"{v:.4g}" for v in interval)
+    return f"[{low}, {high}]"
 
 
 def _rmse(value) -> str:
@@ -396,11 +397,16 @@ def fit_tables(report):
     unit = "parameters" if r.group_by == "params" else "FLOPs"
     yield _table(f"Optimal depth per size group ({r.source.file}; {r.confidence:.0%} bootstrap intervals, {r.bootstrap} resamples)",
                  ["group", f"size ({unit})", "runs", "depths", "lowest-loss depth", "optimal depth", "interval",
-                  "optimal width", "interval", "min loss"],
+                  "optimal width", "interval", "min loss", "from"],
                  ([g.label, fmt_count(g.size), str(g.runs), f"{g.depths[0]:g}-{g.depths[-1]:g} ({len(g.depths)})",
                    f"{g.best_depth:g}", f"{g.optimal_depth:.1f}", _span(g.depth_interval), f"{g.optimal_width:,.0f}",
-                   _span(g.width_interval), f"{g.min_loss:.4f}"] for g in r.groups),
+                   _span(g.width_interval), f"{g.min_loss:.4f}", g.method] for g in r.groups),
                  right={f"size ({unit})", "runs", "lowest-loss depth", "optimal depth", "optimal width", "min loss"})
+    if r.law_note:
+        yield _notes([f"no law across sizes: {r.law_note}; each size's optimum above stands on its own",
+                      f"{r.fitted_on.runs} runs from {len(r.fitted_on.sources)} file{'s' * (len(r.fitted_on.sources) != 1)}",
+                      *[n for n in r.notes if not n.startswith("no law across sizes")]])
+        return
     rows = []
     if r.levine is not None:
         lv = r.levine

@@ -62,8 +62,10 @@ def command(
 ) -> None:
     """Fit your own depth/width rule from a sweep's results: optimal depth per size, then the law.
 
-    A law the runs cannot support (fewer than 3 sizes, or optima that do not move with size beyond
-    their intervals) is refused with one line (exit 2) and no rule is saved.
+    Every size gets its optimal depth with an interval (the vertex of a parabola in ln depth, or the
+    measured best where the runs cannot support one). A law the runs cannot support (fewer than 3
+    sizes, or optima that do not move with size beyond their intervals) is not fitted: the output
+    says why (exit 0), and --save is refused (exit 2).
 
     Example: depthwidth fit results.csv --save my-rule.json
     """
@@ -76,12 +78,15 @@ def command(
 
     report, fitted_runs = fit_report(results, group_by, form.value, bootstrap, seed, rule_name(name, save), runs_dir=runs_dir,
                            sweep=sweep, loss_column=loss_column, id_column=id_column, metric=metric.value)
-    check_field(report, field)  # a bad --field fails before the rule file is written
+    records = report.records()
+    check_field(records[0], field)  # a bad --field fails before the rule file is written
     if save is not None:
         from dataclasses import replace
 
         from ...loop.lossrefit import refit_penalty
 
+        if report.law_note:
+            raise InputError("--save", save, f"no law across sizes was fitted, so there is no rule to save: {report.law_note}")
         rule = report.rule(date.today().isoformat(), f"depthwidth {__version__}")
         write_rule_file(replace(rule, loss_model=refit_penalty(fitted_runs, group_by.value)), save, force)
-    emit(report, format.value, field, fit_tables)
+    emit(records, format.value, field, lambda _: fit_tables(report))
