@@ -113,7 +113,7 @@ class FitReport:
         """The rule file's content (``depthwidth-rule/2``)."""
         groups = tuple(GroupOptimum(g.size, g.optimal_depth, g.depth_interval, g.runs) for g in self.groups)
         return FittedRule(RULE_FORMAT, self.name, self.form, self.levine, self.power, self.group_by, self.fit_range,
-                          groups, self.source, created, tool, self.fitted_on, self.layout)
+                          groups, self.source, created, tool, self.fitted_on, layout=self.layout)
 
 
 # ---- reading (results.py; kept here for callers of 0.2) -------------------------------------------
