@@ -84,16 +84,27 @@ def expand_stdin(values: list[str]) -> list[str]:
     return out
 
 
-def bounded_number(text: str, option: str, highest: float, accepted: str) -> float:
-    """A number option read as text (a float option would make Typer load Pydantic): above 0 and at
-    most ``highest``, else an InputError naming the option and ``accepted``."""
+def bounded_number(text: str, option: str, highest: float, accepted: str, lowest: float = 0.0) -> float:
+    """A number option read as text (a float option would make Typer load Pydantic): above 0, at
+    least ``lowest`` and at most ``highest``, else an InputError naming the option and ``accepted``."""
     try:
         number = float(text) if text.strip().isascii() else None
     except ValueError:
         number = None
-    if number is None or not 0 < number <= highest:
+    if number is None or not 0 < number <= highest or number < lowest:
         raise InputError(option, text, accepted)
     return number
+
+
+def distinct(values: list, option: str, what: str) -> list:
+    """``values`` without repeats, in order; a one-line warning when some were given twice (a repeated
+    budget or depth would repeat rows and ids: ``sweep``, ``equiv`` and ``bounds`` grids all say so)."""
+    unique = list(dict.fromkeys(values))
+    if len(unique) < len(values):
+        twice = [v for v in unique if values.count(v) > 1] if len(values) <= 10_000 else []
+        shown = ", ".join(f"{v:,}" if isinstance(v, int) else str(v) for v in twice[:5]) + (", ..." if len(twice) > 5 else "")
+        warn(f"{option} repeats {what} {shown}".rstrip() + f": each is used once ({len(values) - len(unique):,} repeats dropped)")
+    return unique
 
 
 def check_list_rows(count: int, what: str, value: str, kind: str) -> None:
@@ -181,7 +192,7 @@ def plan_options(arch, kv_heads, head_dim, ffn_mult, gated, experts, top_k, voca
     if name not in PRESETS:
         raise InputError("--arch", arch, "expected one of " + ", ".join(PRESETS))
     if ffn_mult is not None:
-        ffn_mult = bounded_number(ffn_mult, "--ffn-mult", 64, "expected a positive multiplier up to 64, such as 1.3")
+        ffn_mult = bounded_number(ffn_mult, "--ffn-mult", 64, "expected a multiplier from 1/64 to 64, such as 1.3", lowest=1 / 64)
     given = dict(kv_heads=kv_heads, head_dim=head_dim, ffn_mult=ffn_mult, gated=gated, experts=experts, top_k=top_k,
                  vocab=vocab, tied=tied)
     overrides = tuple(sorted((k, v) for k, v in given.items() if v is not None))

@@ -73,7 +73,9 @@ def run_spec(tokens=None, gpu="h100", gpus=None, tp=1, pp=1, zero=1, recompute="
     from ..cost.run import RunSpec
 
     if isinstance(mfu, str):  # a text option (a float option would load Pydantic): parsed here
-        mfu = bounded_number(mfu, "--mfu", 1, "expected a model FLOPs utilization above 0 and at most 1, such as 0.4")
+        from ..cost.run import MFU_ACCEPTED, MIN_MFU
+
+        mfu = bounded_number(mfu, "--mfu", 1, MFU_ACCEPTED, lowest=MIN_MFU)
     return RunSpec(tokens=tokens, gpu=gpu.strip().lower(), gpus=gpus, tp=tp, pp=pp, zero=zero,
                    recompute=str(getattr(recompute, "value", recompute)).strip().lower(), mfu=mfu, context=context, batch=batch)
 

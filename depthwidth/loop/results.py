@@ -93,7 +93,10 @@ def records_of(text: str, source: str, what: str = "results file") -> list[dict]
         if not all(isinstance(r, dict) for r in records):
             raise InputError(what, source, "expected JSON objects, one per run")
         return records
-    rows = list(csv.reader(io.StringIO(text)))
+    try:  # newline=None: CR-only (old Mac) and CRLF line endings read as LF
+        rows = list(csv.reader(io.StringIO(text, newline=None)))
+    except csv.Error as err:  # a cell over csv's field_size_limit (131,072 characters), a stray quote
+        raise InputError(what, source, f"not valid CSV ({err}); expected {ACCEPTED}") from None
     header = next((r for r in rows if any(c.strip() for c in r)), None)
     if header is None:
         raise InputError(what, source, "empty; expected " + ACCEPTED)

@@ -5,6 +5,7 @@ import typer
 
 from ...arch.blocks import DEFAULT_CONTEXT
 from ...arch.hardware import DEFAULT_MULTIPLE
+from ...errors import InputError
 from ..inputs import plan_options
 from ..notices import WARN_EACH, warn
 from ..options import (Arch, Batch, C2Reading, Context, Count, CountOf, Experts, FfnMult, FfnMultiple, Field, Fmt, Format, Gated,
@@ -57,13 +58,16 @@ def command(
     """
     from dataclasses import replace
 
-    from ...errors import InputError
     from ...advice.evidence import PREFERENCES
     from ...output import emit
     from ...output.tables import plan_rules_tables, plan_tables
     from ...advice.planner import plan as make_plan
     from ..training import budgets_with_tokens, run_spec
 
+    if rules and brief:
+        raise InputError("options", "--rules --brief", "expected one of them: --rules shows every rule's shape, "
+                                                       "--brief only the threshold rule's")
+    _ignored(brief, rules, rule, rule_file, prefer, tokens if (params or flops) else None, gpus)
     given = budgets_with_tokens(params, flops, tokens)
     options = plan_options(arch, kv_heads, head_dim, ffn_mult, gated, experts, top_k, vocab, tied, count, multiple,
                            ffn_multiple, tp, rule, rule_file, context, c2_reading.value)
@@ -92,6 +96,21 @@ def command(
     if len(lines) > WARN_EACH:
         warn(f"... and {len(lines) - WARN_EACH:,} more warnings (each plan's JSON record lists its own under 'warnings')")
     emit(plans, format.value, field, plan_tables)
+
+
+def _ignored(brief: bool, rules: bool, rule: str, rule_file, prefer: str, tokens, gpus) -> None:
+    """One warning naming the options a mode leaves unused (issue 34: they were dropped silently)."""
+    unused = []
+    if brief or rules:
+        unused += [f"--rule {rule}"] if rule.strip().lower() != "consensus" else []
+        unused += [f"--rule-file {rule_file}"] if rule_file else []
+    if brief:
+        unused += [f"--prefer {prefer}"] if prefer.strip().lower() != "balanced" else []
+        unused += [f"--tokens {' '.join(tokens)}"] if tokens else []
+        unused += [f"--gpus {gpus}"] if gpus is not None else []
+    if unused:
+        mode = "--brief gives only the threshold rule's shape and counts" if brief else "--rules shows every rule's shape"
+        warn(f"{mode}: {', '.join(unused)} {'is' if len(unused) == 1 else 'are'} ignored")
 
 
 def _brief(values: list[int], options, source: str, fmt: str, field) -> None:
