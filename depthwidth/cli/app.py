@@ -16,6 +16,7 @@ from typer.core import TyperGroup
 
 from .. import __version__
 from ..errors import EXIT_BAD_INPUT, EXIT_FAILURE, EnvironmentFailure, InputError
+from ..staging import hold_after_commit
 from ..output.guard import OUTPUT_ERRNOS, ClosedStdout, discard_stdout, flush_stdout
 from .notices import clear as clear_notices, pending as pending_notices
 from .tablewidth import with_wide
@@ -49,6 +50,7 @@ class _Group(TyperGroup):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         clear_notices()
+        hold_after_commit(True)
         if sys.stdout is None:  # started with file descriptor 1 closed (`>&-`): writing must fail, not vanish
             sys.stdout = ClosedStdout()
         try:
@@ -86,6 +88,10 @@ class _Group(TyperGroup):
         except Exception as err:  # noqa: BLE001 - the contract is one line and exit 1
             code = _internal(err)
         code = code if isinstance(code, int) else 0
+        late = hold_after_commit(False)
+        if late and code == 0:  # the output was complete when the signal came: it stays, and so does exit 0
+            typer.echo(f"depthwidth: warning: {' and '.join(dict.fromkeys(late))} arrived after the output was written; "
+                       "it is complete and kept", err=True)
         if standalone_mode:
             sys.exit(code)
         return code

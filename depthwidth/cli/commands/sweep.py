@@ -110,7 +110,12 @@ def command(
         warn(line)
     if fmt is not None:
         from ...loop.export import write_configs
-        from ...output import plain
+        from ...output import check_field, plain
+        from ...output.writers import check_table_rows
+
+        if rows:  # every output option checked before the directory is written (issue 34: --field bogus wrote it, then exit 2)
+            check_field(rows[0], field)
+        check_table_rows(len(rows), format.value, field)
 
         write_configs(list(zip([r.id for r in rows], rows.architectures)), fmt, out, force, [plain(r) for r in rows],
                       context=context, tp=tp)
