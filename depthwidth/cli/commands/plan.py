@@ -83,7 +83,11 @@ def command(
     if rules:
         from ...advice.rule_table import rule_shapes
 
-        return emit([row for b in given.values for row in rule_shapes(b, options)], format.value, field, plan_rules_tables)
+        left_out: list[str] = []
+        rows = [row for b in given.values for row in rule_shapes(b, options, left_out)]
+        for line in left_out[:WARN_EACH]:
+            warn(line)
+        return emit(rows, format.value, field, plan_rules_tables)
     plans = [make_plan(b, options, given.source, t) for b, t in zip(given.values, given.tokens)]
     lines = []
     for p in plans:  # a multiple above the ideal width is not ignored: the width jumps to it, far off budget
