@@ -15,6 +15,7 @@ from .notices import WARN_EACH, warn
 MAX_GRID_ROWS = 10**8
 MAX_AXIS_VALUES = 10**6  # one --depth/--width list: a Python list of this many ints is ~40 MB
 MAX_LIST_ROWS = 100_000  # records computed one by one (plan budgets, equiv shapes x depths): ~1 min at most
+MAX_STDIN_LINES = 1_000_000  # lines of standard input, blank and comment lines included: every command (and 50 MiB)
 
 
 class Given(str):
@@ -61,19 +62,75 @@ def read_stdin_bytes(what: str = "standard input") -> bytes:
         raise EnvironmentFailure(f"cannot read standard input: {reason} (pipe the inputs in, or give them as arguments)") from None
 
 
-def read_stdin_lines() -> list[Given]:
-    """Non-blank, non-comment lines of standard input (CRLF tolerated; UTF-8 only, at most userfile.MAX_BYTES),
-    each carrying its line number for error messages (``bad shape '12x0' (standard input line 4)``)."""
+def read_stdin_text() -> str:
+    """Standard input as text: UTF-8 (a leading byte-order mark dropped), at most userfile.MAX_BYTES
+    and MAX_STDIN_LINES lines, the same limits for every command (README "Standard input")."""
     data = read_stdin_bytes()
+    lines = data.count(b"\n") + (not data.endswith(b"\n")) if data else 0
+    if lines > MAX_STDIN_LINES:  # CR-only text is one line to count, and split into many below: counted again there
+        raise InputError("standard input", f"{lines:,} lines", f"at most {MAX_STDIN_LINES:,} lines in one call; split the input")
     try:
-        text = data.decode("utf-8-sig")  # a leading byte-order mark (Windows editors) is dropped
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InputError("standard input", data[:20], "expected UTF-8 text, one input per line") from None
-    lines = [Given.at(line, f"standard input line {number}")
-             for number, line in ((n, raw.split("#", 1)[0].strip()) for n, raw in enumerate(text.splitlines(), 1)) if line]
+
+
+def numbered_lines(text: str, segment: int = 1 << 20):
+    """(line number, text) of each non-blank, non-comment line (CRLF and CR tolerated), split a
+    megabyte at a time (cut after a newline): never a list of every line of a big input."""
+    number, pos = 1, 0
+    while pos < len(text):
+        end = text.find("\n", min(pos + segment, len(text)) - 1)
+        end = len(text) if end < 0 else end + 1
+        for raw in text[pos:end].splitlines():
+            line = raw.split("#", 1)[0].strip()
+            if line:
+                yield number, line
+            number += 1
+        pos = end
+
+
+def lines_of(text: str) -> list[Given]:
+    """Non-blank, non-comment lines, each carrying its line number for error messages
+    (``bad shape '12x0' (standard input line 4)``)."""
+    lines = [Given.at(line, f"standard input line {number}") for number, line in numbered_lines(text)]
+    if len(lines) > MAX_STDIN_LINES:
+        raise InputError("standard input", f"{len(lines):,} lines", f"at most {MAX_STDIN_LINES:,} lines in one call; split the input")
     if not lines:
         raise InputError("standard input", "", "expected at least one input line (blank lines and # comments are skipped)")
     return lines
+
+
+def stdin_shape_arrays(text: str, heads, chunk: int = 1 << 16):
+    """Every line of ``text`` as (depths, widths, heads) int64 arrays when all are bare shapes
+    (``shapes.parse_shape_arrays``), parsed a chunk of lines at a time: ~24 bytes a line kept, so
+    ``bounds -`` on 10^6 lines stays far under 200 MB; None when any line is something else."""
+    from itertools import islice
+
+    import numpy as np
+
+    from ..theory.shapes import parse_shape_arrays
+
+    lines, parts, count = numbered_lines(text), [], 0
+    while block := [line for _, line in islice(lines, chunk)]:
+        count += len(block)
+        arrays = parse_shape_arrays(block, heads) if count <= MAX_STDIN_LINES else None
+        if arrays is None:
+            return None
+        parts.append(arrays)
+    return tuple(np.concatenate(column) for column in zip(*parts)) if parts else None
+
+
+def first_bad_line(lines: list[Given], parse: Callable, chunk: int = 1 << 14) -> None:
+    """Raise the error of the first line ``parse`` refuses, a chunk at a time (for inputs too long to
+    parse one by one in full)."""
+    for start in range(0, len(lines), chunk):
+        parse_each(lines[start:start + chunk], parse)
+
+
+def read_stdin_lines() -> list[Given]:
+    """Non-blank, non-comment lines of standard input (``read_stdin_text``, ``lines_of``)."""
+    return lines_of(read_stdin_text())
 
 
 def expand_stdin(values: list[str]) -> list[str]:
