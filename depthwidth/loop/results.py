@@ -168,6 +168,13 @@ def to_runs(records: list[dict], source: str, group_by: str = "params", loss_col
                              "not trained")
         values = {k: _number(record.get(k), k, where) for k in ("depth", "width", *size_names)}
         loss = _number(record.get(loss_key), "loss", where, positive=False)
+        if loss < 0:  # issue 34: negative losses passed silently
+            raise InputError("loss", record.get(loss_key), f"{where}: a cross-entropy loss is never negative")
+        if group_by == "params" and values[size_names[0]] < values["depth"] * values["width"] ** 2:
+            raise InputError(size_names[0], record.get(size_names[0]), f"{where}: a {values['depth']:g}x{values['width']:g} "
+                             f"network has more than L·d² = {values['depth'] * values['width'] ** 2:.3g} weights (its "
+                             "attention's query and output projections alone are 2·L·d²); give whole parameter counts, "
+                             "not millions or billions")
         try:
             ResultRecord.model_validate({"id": None if record.get("id") is None else str(record["id"]),
                                          "depth": values["depth"], "width": values["width"], "loss": loss})
@@ -182,9 +189,28 @@ def to_runs(records: list[dict], source: str, group_by: str = "params", loss_col
             group = f"{_number(record['budget'], 'budget', where):.6g}"
         runs.append(Run(number, values["depth"], values["width"], math.prod(values[n] for n in size_names), loss, group,
                         None if record.get("id") in (None, "") else str(record["id"])))
+    _one_scale([r.loss for r in runs], source)
     if len({r.group is None for r in runs}) > 1:
         raise InputError("results file", source, "some runs carry a budget or group and others do not; give every run one")
     return tuple(runs)
+
+
+PERPLEXITY_LOW = 5.0  # a loss of 5 nats is perplexity 148: values above a 1.5x jump past this read as perplexities
+
+
+def _one_scale(losses: list[float], source: str) -> None:
+    """Refuse losses on two scales (issue 34: perplexities mixed with losses passed silently). A
+    perplexity is exp(loss), so a mix has a jump of at least 1.5x between neighbouring values, with
+    every value above it at or above exp(the smallest) and PERPLEXITY_LOW; one sweep's losses rise
+    smoothly. A heuristic: perplexities alone, or below PERPLEXITY_LOW, are not caught."""
+    ordered = sorted(losses)
+    if len(ordered) < 2 or ordered[0] <= 0 or ordered[-1] < math.exp(ordered[0]):
+        return
+    jump, at = max((b / a, i) for i, (a, b) in enumerate(zip(ordered, ordered[1:])))
+    if jump >= 1.5 and ordered[at + 1] >= max(PERPLEXITY_LOW, math.exp(ordered[0])):
+        raise InputError("results file", source, f"its losses jump from {ordered[at]:.4g} to {ordered[at + 1]:.4g} "
+                         f"and reach {ordered[-1]:.4g} >= exp({ordered[0]:.4g}): perplexities mixed with losses? "
+                         "give every run's loss (the cross-entropy, ln of the perplexity)")
 
 
 # ---- the three ways in -------------------------------------------------------------------------------
