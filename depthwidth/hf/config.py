@@ -296,7 +296,16 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
 
     groups = _optional(cfg, ("num_hidden_groups",), source)
     if groups is not None and model_type == "albert" or groups is not None and cfg.get("inner_group_num") is not None:
-        distinct = groups * (_optional(cfg, ("inner_group_num",), source) or 1)
+        inner = _optional(cfg, ("inner_group_num",), source) or 1
+        if inner > 1:  # every application of a group runs all its inner layers: transformers
+            # src/transformers/models/albert/modeling_albert.py (commit 00661e38a9e1393472adae9ac71f777b74ccdcde),
+            # AlbertTransformer.forward calls a group num_hidden_layers times and AlbertLayerGroup.forward runs
+            # each of its inner_group_num AlbertLayers (issue 34: one inner layer per hidden layer was counted)
+            depth *= inner
+            make_shape(depth, width, heads, f"{depth}x{width}x{heads} (from {source}: num_hidden_layers x inner_group_num)")
+            notes.append(f"inner_group_num {inner}: each of the {depth // inner} group applications runs {inner} "
+                         f"layers, so the depth is {depth}")
+        distinct = groups * inner
         fields["layer_groups"] = min(distinct, depth)
         notes.append(f"shared layers (ALBERT): {fields['layer_groups']} distinct layer(s) applied {depth} times, counted once")
     per_stack = _optional(cfg, ("num_layers_per_stack",), source)
