@@ -7,6 +7,7 @@ it says ``(standard input line 4)``, and an argument with the same text is never
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from typing import Callable, Optional
 
 from ..errors import EnvironmentFailure, InputError
@@ -153,10 +154,44 @@ def bounded_number(text: str, option: str, highest: float, accepted: str, lowest
     return number
 
 
+class Typed(list):
+    """Parsed budgets with the texts they were typed as (``texts``, in order)."""
+
+    texts: list = []
+
+
+def typed(values: list, texts: list) -> Typed:
+    out = Typed(values)
+    out.texts = list(texts)
+    return out
+
+
+@contextmanager
+def as_typed(values, texts=None):
+    """An error the core raises about a budget names it as the user typed it (issue 34: ``--params 1K``
+    was reported as '1000'): the core only sees the number, so the text is put back here."""
+    texts = getattr(values, "texts", None) if texts is None else texts
+    try:
+        yield
+    except InputError as err:
+        if err.what != "budget" or err.where is not None or not texts:
+            raise
+        spelled = lambda v: {v, str(v), f"{v:.3g}", f"{v:.4g}"}
+        match = next((t for v, t in zip(values, texts) if err.value in spelled(v)), None)
+        if match is None:
+            raise
+        raise InputError(err.what, str(match), err.accepted, getattr(match, "where", None)) from None
+
+
 def distinct(values: list, option: str, what: str) -> list:
     """``values`` without repeats, in order; a one-line warning when some were given twice (a repeated
     budget or depth would repeat rows and ids: ``sweep``, ``equiv`` and ``bounds`` grids all say so)."""
     unique = list(dict.fromkeys(values))
+    if isinstance(values, Typed):  # each budget keeps the text it was first typed as
+        first = {}
+        for value, text in zip(values, values.texts):
+            first.setdefault(value, text)
+        unique = typed(unique, [first[v] for v in unique])
     if len(unique) < len(values):
         twice = [v for v in unique if values.count(v) > 1] if len(values) <= 10_000 else []
         shown = ", ".join(f"{v:,}" if isinstance(v, int) else str(v) for v in twice[:5]) + (", ..." if len(twice) > 5 else "")
@@ -235,7 +270,7 @@ def budgets(params, flops, tokens) -> tuple[str, list[int]]:
     texts = expand_stdin(values)
     check_list_rows(len(texts), "standard input" if "-" in values else f"--{source}",
                     f"{len(texts)} lines" if "-" in values else f"{len(texts)} budgets", "budgets")
-    return source, parse_each(texts, parse)
+    return source, typed(parse_each(texts, parse), texts)
 
 
 def plan_options(arch, kv_heads, head_dim, ffn_mult, gated, experts, top_k, vocab, tied, count, multiple, ffn_multiple, tp,

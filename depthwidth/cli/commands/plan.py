@@ -6,7 +6,7 @@ import typer
 from ...arch.blocks import DEFAULT_CONTEXT
 from ...arch.hardware import DEFAULT_MULTIPLE
 from ...errors import InputError
-from ..inputs import plan_options
+from ..inputs import as_typed, plan_options
 from ..notices import WARN_EACH, warn
 from ..options import (Arch, Batch, C2Reading, Context, Count, CountOf, Experts, FfnMult, FfnMultiple, Field, Fmt, Format, Gated,
                        Gpu, Gpus, HeadDim, KvHeads, MfuText, Multiple, Params, Pp, Prefer, Reading, Recompute, Rule,
@@ -76,7 +76,8 @@ def command(
         raise InputError("--prefer", prefer, "expected one of " + ", ".join(PREFERENCES))
     options = replace(options, prefer=choice, run=run_spec(None, gpu, gpus, tp, pp, zero, recompute, mfu, context, batch))
     if brief:
-        return _brief(given.values, options, given.source, format.value, field)
+        with as_typed(given.values):
+            return _brief(given.values, options, given.source, format.value, field)
     if len(given.values) > BRIEF_HINT:
         warn(f"{len(given.values):,} budgets planned one at a time (a few ms each, with rules and candidates); "
              "--brief gives the threshold rule's answer for all of them at once")
@@ -84,11 +85,13 @@ def command(
         from ...advice.rule_table import rule_shapes
 
         left_out: list[str] = []
-        rows = [row for b in given.values for row in rule_shapes(b, options, left_out)]
+        with as_typed(given.values):
+            rows = [row for b in given.values for row in rule_shapes(b, options, left_out)]
         for line in left_out[:WARN_EACH]:
             warn(line)
         return emit(rows, format.value, field, plan_rules_tables)
-    plans = [make_plan(b, options, given.source, t) for b, t in zip(given.values, given.tokens)]
+    with as_typed(given.values):
+        plans = [make_plan(b, options, given.source, t) for b, t in zip(given.values, given.tokens)]
     lines = []
     for p in plans:  # a multiple above the ideal width is not ignored: the width jumps to it, far off budget
         if multiple > p.width_exact:

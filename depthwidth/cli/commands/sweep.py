@@ -6,7 +6,7 @@ import typer
 from ...arch.blocks import DEFAULT_CONTEXT
 from ...errors import InputError
 from ...arch.hardware import DEFAULT_MULTIPLE
-from ..inputs import budgets, distinct, parse_int_list, plan_options
+from ..inputs import as_typed, budgets, distinct, parse_int_list, plan_options
 from ..notices import warn
 from ..options import (Batch, C2Reading, Context, Count, Experts, FfnMult, FfnMultiple, Field, Fmt, Format, Gated, Gpu, Gpus,
                        HeadDim, MfuText, Multiple, Pp, Reading, Recompute, RuleFile, Tied, Tokens, TopK, Tp, Vocab, Zero)
@@ -98,7 +98,8 @@ def command(
     spec = run_spec(None, gpu, gpus, tp, pp, zero, recompute, mfu, context, batch)
     if training is None:
         spec = None
-    rows = sweep_many(values, options, chosen, count_rows, kv_heads=kv_heads, kv_ratio=kv_ratio)
+    with as_typed(values):
+        rows = sweep_many(values, options, chosen, count_rows, kv_heads=kv_heads, kv_ratio=kv_ratio)
     if spec is not None:
         from dataclasses import replace
 
