@@ -97,8 +97,9 @@ def test_many_named_shapes_name_the_bad_line_first():
 # ---- 4: bad input is never an internal error -----------------------------------------------------------
 
 @pytest.mark.parametrize("text, needle", [("1" + "0" * 10**6, "expected a parameter count"),
-                                          ("0." + "0" * 10**6 + "1", "expected a parameter count")],
-                         ids=["1e1000000", "1e-1000001"])
+                                          ("1" + "0" * 10**6 + "K", "expected a parameter count"),
+                                          ("0." + "0" * 1_100_000 + "1", "expected a parameter count")],
+                         ids=["1e1000000", "1e1000003", "1e-1100001"])
 def test_a_million_digit_budget_is_bad_input(text, needle):
     """Issue 34 #4 and LOW: decimal.Overflow (internal error); a positive number called non-positive."""
     line = assert_bad_input(run(["plan", "-p", "-"], input=text + "\n"), needle)
