@@ -200,9 +200,9 @@ def test_fit_save_in_a_missing_folder_is_bad_input_as_for_export(tmp_path):
     assert_bad_input(run(["export", "12x768", "--to", "hf-llama", "--out", str(tmp_path / "no" / "c.json")]), "does not exist")
 
 
-def test_export_out_names(tmp_path):
+def test_export_out_names(tmp_path, monkeypatch):
     """Issue 34 LOW: --out x.yaml for hf-llama made a folder x.yaml; --out '' exited 1."""
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)
     assert_bad_input(run(["export", "12x768", "--to", "hf-llama", "--out", "x.yaml"]), "'x.yaml'")
     assert_bad_input(run(["export", "12x768", "--to", "hf-llama", "--out", ""]), "''")
     assert list(tmp_path.iterdir()) == []
@@ -336,8 +336,8 @@ def test_sigint_after_the_commit_keeps_exit_0(where, code, tmp_path):
 
 @pytest.mark.parametrize("args", [["plan", "-p", "1K"], ["plan", "-p", "1K", "--brief"], ["plan", "-p", "1K", "--rules"],
                                   ["export", "--plan", "1K", "--to", "hf-llama", "--out", "x.json"]])
-def test_a_refused_budget_is_quoted_as_typed(args, tmp_path):
-    os.chdir(tmp_path)
+def test_a_refused_budget_is_quoted_as_typed(args, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     assert_bad_input(run(args), "'1K'")
 
 

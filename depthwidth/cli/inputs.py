@@ -270,7 +270,8 @@ def budgets(params, flops, tokens) -> tuple[str, list[int]]:
     texts = expand_stdin(values)
     check_list_rows(len(texts), "standard input" if "-" in values else f"--{source}",
                     f"{len(texts)} lines" if "-" in values else f"{len(texts)} budgets", "budgets")
-    return source, typed(parse_each(texts, parse), texts)
+    parsed = parse_each(texts, parse)
+    return source, typed(parsed, texts) if source == "params" else parsed  # a token or FLOP text is not the budget's
 
 
 def plan_options(arch, kv_heads, head_dim, ffn_mult, gated, experts, top_k, vocab, tied, count, multiple, ffn_multiple, tp,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from ..errors import InputError
-from .inputs import bounded_number, budgets, check_list_rows, expand_stdin, parse_each, typed
+from .inputs import bounded_number, budgets, check_list_rows, expand_stdin, parse_each
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,6 @@ def budgets_with_tokens(params, flops, tokens) -> Budgets:
             quantity = parse_each([text], lambda t: parse_quantity(t, "FLOP budget"))[0]
             values.append(check_params(quantity / (FLOPS_PER_PARAM_TOKEN * Decimal(repr(length))), text, "FLOP budget", accepted))
         source = "flops"
-        values = typed(values, texts)
     if len(lengths) not in (1, len(values)):
         raise InputError("--tokens", f"{len(lengths)} values", f"expected one training length, or one per budget ({len(values)})")
     return Budgets(source, values, lengths * len(values) if len(lengths) == 1 else lengths)  # values keep their texts
