@@ -3,6 +3,7 @@
     python benchmarks/run.py            # everything
     python benchmarks/run.py startup    # only the startup figures
     python benchmarks/run.py budgets    # only plan --brief on 10^5 budgets against bounds on 10^5 shapes
+    python benchmarks/run.py hardening  # only bounds - memory on 10^6 lines, plan and sweep over 1e6..1e30
 
 Prints figures from one run on one machine next to their targets, with "ok" or "MISSED";
 asserts nothing (the test suite never times anything). Standard library and NumPy only; about
@@ -156,11 +157,12 @@ def vectorized() -> None:
     line("vectorized / scalar (iter_bounds_grid)", f"{records / scalar:.0f}x", ">= 50x", verdict(records / scalar, 50, True))
 
 
-def grid_run(cmd: list[str], env: dict) -> tuple[float, float]:
-    """Wall seconds and peak memory (max RSS, MB) of one child writing to /dev/null."""
+def grid_run(cmd: list[str], env: dict, stdin=subprocess.DEVNULL) -> tuple[float, float]:
+    """Wall seconds and peak memory (max RSS, MB: the child's or its largest worker's) of one child
+    writing to /dev/null (``stdin``: a file to read, else none)."""
     with open(os.devnull, "wb") as sink:
         start = time.perf_counter()
-        child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.PIPE, env=env)
+        child = subprocess.Popen(cmd, stdin=stdin, stdout=sink, stderr=subprocess.PIPE, env=env)
         child.stderr.read()
         _, status, usage = os.wait4(child.pid, 0)
         elapsed = time.perf_counter() - start
@@ -293,6 +295,51 @@ def huge_budgets(exe: list[str], env: dict) -> None:
     line("the slowest sweep against its plan", f"{worst:.2f}x", "<= 3x", verdict(worst, 3.0))
 
 
+def stdin_memory(exe: list[str], env: dict) -> None:
+    """Issue 34: `bounds -` on 10^6 shape lines (the stdin limit) stays under 200 MB peak (it held 894 MB)."""
+    import random
+
+    rng = random.Random(34)
+    print("\nbounds - on 10^6 stdin lines (the most any command reads), CSV and JSON to /dev/null, one run each")
+    with tempfile.TemporaryFile() as lines:
+        lines.write("".join(f"{rng.randint(1, 96)}x{rng.choice((256, 512, 768, 1024, 2048, 4096))}\n"
+                            for _ in range(10**6)).encode())
+        for fmt in ("csv", "json"):
+            lines.seek(0)
+            wall, memory = grid_run(exe + ["bounds", "-", "--format", fmt], env, stdin=lines)
+            line(f"--format {fmt}: peak memory (max RSS), wall", f"{memory:.0f} MB, {wall:.1f} s", "<= 200 MB",
+                 verdict(memory, 200))
+
+
+BUDGET_TIMEOUT = 60  # seconds: a budget still running then is reported as missed (and larger ones are not run)
+
+
+def every_budget(exe: list[str], env: dict) -> None:
+    """Issue 34: `plan` and `sweep` answer every accepted budget from 1e6 to 1e30 within seconds
+    (sweep 1e20 ran for minutes); the slowest decade of each, and its ratio to `plan --params 1e9`."""
+    print("\nplan and sweep at every decade from 1e6 to 1e30, one run each, JSON/CSV to /dev/null")
+    base = statistics.median(run_once(exe + ["plan", "--params", "1e9"], env) for _ in range(3))
+    for name, args in (("plan", ["plan", "--format", "json"]), ("sweep", ["sweep", "--format", "csv"])):
+        walls = {}
+        for power in range(6, 31):
+            cmd = exe + args + ["--params", f"1e{power}"]
+            start = time.perf_counter()
+            try:
+                done = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                      env=env, timeout=BUDGET_TIMEOUT)
+                walls[power] = time.perf_counter() - start if done.returncode == 0 else None
+            except subprocess.TimeoutExpired:
+                walls[power] = float("inf")
+                break  # larger budgets take longer still: the slowest is known to be over the timeout
+        failed = [p for p, w in walls.items() if w is None]
+        slowest = max((p for p in walls if walls[p] is not None), key=lambda p: walls[p])
+        wall = walls[slowest]
+        figure = f"over {BUDGET_TIMEOUT} s (stopped there)" if wall == float("inf") else f"{wall:.2f} s = {wall / base:.0f}x plan 1e9"
+        line(f"{name}: slowest of 1e6..1e30 (1e{slowest})", figure, "<= 10 s", verdict(wall, 10.0))
+        if failed:
+            line(f"{name}: refused (exit != 0)", ", ".join(f"1e{p}" for p in failed), "(none expected)", "MISSED")
+
+
 def main() -> None:
     import numpy as np
 
@@ -313,6 +360,10 @@ def main() -> None:
 
         if sys.argv[1:] == ["sweeps"]:
             return huge_budgets(exe, env)
+
+        if sys.argv[1:] == ["hardening"]:
+            stdin_memory(exe, env)
+            return every_budget(exe, env)
         vectorized()
         grid(exe, env)
         csv_against_polars(exe, env)
@@ -321,6 +372,9 @@ def main() -> None:
         cost_command(exe, env)
 
         huge_budgets(exe, env)
+
+        stdin_memory(exe, env)
+        every_budget(exe, env)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import Context, Decimal, InvalidOperation, localcontext
 
 from .errors import InputError
 
@@ -16,6 +16,7 @@ BUDGET_SYNTAX = ("expected a positive number like 1e9, +1e9, 1_000_000_000, 350M
 # An optional leading +, digits (with _ between them), an optional fraction, then an exponent OR
 # a suffix: "1e9k" is refused rather than guessed (1e12? 1e9 thousand?).
 _NUMBER = re.compile(r"\+?(?:[0-9](?:_?[0-9])*(?:\.(?:[0-9](?:_?[0-9])*)?)?|\.[0-9]+)(?:[eE][-+]?[0-9]{1,4}|([kKmMbBgGtT]?))", re.ASCII)
+_WIDE = Context(prec=28, Emax=10**9, Emin=-10**9)  # exponents of any text the 50 MiB input limit admits
 _SUFFIX = {"": 0, "k": 3, "m": 6, "b": 9, "g": 9, "t": 12}
 
 
@@ -27,7 +28,8 @@ def parse_quantity(text: str, what: str = "budget") -> Decimal:
     suffix = match[1] or ""
     digits = text.strip()[: len(text.strip()) - len(suffix)].replace("_", "").lstrip("+")
     try:
-        value = Decimal(digits).scaleb(_SUFFIX[suffix.lower()])
+        with localcontext(_WIDE):  # a million digits (or zeros after the point) neither overflows nor rounds to 0
+            value = Decimal(digits).scaleb(_SUFFIX[suffix.lower()])
     except InvalidOperation:  # pragma: no cover - the pattern admits only valid decimals
         raise InputError(what, text, BUDGET_SYNTAX) from None
     if value <= 0:

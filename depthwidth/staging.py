@@ -13,8 +13,6 @@ Used by ``export`` (one config, or a sweep's directory of configs). Guarantees:
 from __future__ import annotations
 
 import os
-import secrets
-import shutil
 import signal
 import threading
 from contextlib import contextmanager
@@ -37,6 +35,8 @@ def staging_name(path: str, suffix: str) -> str:
     """A fresh hidden name beside ``path``: .NAME.<8 hex>.tmp, NAME shortened so the whole name
     stays within NAME_MAX bytes (UTF-8)."""
     base = os.path.basename(os.path.abspath(path))
+    import secrets  # here, not at the top: the CLI imports this module for every command (hold_after_commit)
+
     tail = f".{secrets.token_hex(4)}{suffix}"
     room = NAME_MAX - 1 - len(tail.encode())
     short = base.encode()[:room].decode("utf-8", "ignore")
@@ -107,12 +107,40 @@ def _quietly(cleanup) -> None:
 
 @contextmanager
 def signals_blocked():
-    """SIGINT and SIGTERM wait (pending) until the block is done: for the final renames."""
+    """SIGINT and SIGTERM wait (pending) until the block is done: for the final renames.
+
+    Once the block has committed (no exception) and the CLI has asked for it (``hold_after_commit``),
+    a signal that arrived meanwhile is taken and noted instead of delivered, and SIGINT is noted, not
+    raised, until the command ends: the output is complete, so the command finishes and exits 0
+    (issue 34: a late Ctrl-C exited 130 with the export already in place)."""
     old = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
     try:
         yield
+        if _HOLD["on"] and threading.current_thread() is threading.main_thread():
+            if _HOLD["previous"] is None:
+                _HOLD["previous"] = signal.signal(signal.SIGINT, _note)
+            for sig in sorted(signal.sigpending() & set(SIGNALS)):
+                signal.sigtimedwait([sig], 0)
+                _HOLD["late"].append(signal.Signals(sig).name)
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+_HOLD = {"on": False, "previous": None, "late": []}
+
+
+def _note(signum, frame) -> None:
+    _HOLD["late"].append(signal.Signals(signum).name)
+
+
+def hold_after_commit(on: bool) -> list[str]:
+    """The CLI's switch around one command: ``True`` at its start; ``False`` at its end restores
+    SIGINT's handler and returns the signals that arrived after the output was committed."""
+    late = list(_HOLD["late"])
+    if not on and _HOLD["previous"] is not None:
+        signal.signal(signal.SIGINT, _HOLD["previous"])
+    _HOLD.update(on=on, previous=None, late=[])
+    return late
 
 
 def remove(path: str) -> None:
@@ -122,10 +150,10 @@ def remove(path: str) -> None:
         pass
 
 
-def need_parent(out: str, path: str) -> None:
+def need_parent(out: str, path: str, option: str = "--out") -> None:
     """Refuse when the directory ``path`` goes in does not exist (nothing is created above it)."""
     if not os.path.isdir(_parent(path)):
-        raise InputError("--out", out, f"its directory {_parent(path)!r} does not exist; create it first")
+        raise InputError(option, out, f"its directory {_parent(path)!r} does not exist; create it first")
 
 
 def replace_file(data: bytes, path: str) -> None:
@@ -142,7 +170,7 @@ def write_new_dir(files: dict[str, bytes], directory: str) -> None:
     """Create ``directory`` holding ``files`` (relative path -> bytes; one level of folders),
     built under a staging name and renamed into place (or over an empty directory)."""
     staging = staging_dir(directory)
-    with cleaned_up(lambda: shutil.rmtree(staging, ignore_errors=True), directory):
+    with cleaned_up(lambda: _rmtree(staging, ignore_errors=True), directory):
         _fill(staging, files)
         with signals_blocked():
             os.replace(staging, directory)
@@ -153,7 +181,7 @@ def swap_dir(files: dict[str, bytes], directory: str) -> None:
     aside, the new one put in place, then the old one deleted; on failure the old one goes back."""
     staging = staging_dir(directory)
     name = os.path.basename(os.path.abspath(directory))
-    with cleaned_up(lambda: shutil.rmtree(staging, ignore_errors=True), directory):
+    with cleaned_up(lambda: _rmtree(staging, ignore_errors=True), directory):
         _fill(staging, files)
         with signals_blocked():
             old = staging_dir(directory, ".old")
@@ -168,7 +196,13 @@ def swap_dir(files: dict[str, bytes], directory: str) -> None:
                 os.rename(os.path.join(old, name), directory)  # the earlier export goes back
                 os.rmdir(old)
                 raise
-        shutil.rmtree(old, ignore_errors=True)
+        _rmtree(old, ignore_errors=True)
+
+
+def _rmtree(path: str, ignore_errors: bool = False) -> None:
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=ignore_errors)
 
 
 def _fill(root: str, files: dict[str, bytes]) -> None:

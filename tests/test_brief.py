@@ -76,7 +76,7 @@ def test_cli_brief_json_and_field(run):
 
 def test_cli_brief_refuses_the_whole_call_for_one_bad_budget(run):
     out = run(["plan", "--params", "-", "--brief", "--format", "csv"], input="1e9\n1e40\n")
-    assert_bad_input(out, "1e+40")
+    assert_bad_input(out, "'1e40' (standard input line 2)")  # as typed (issue 34), with its line
 
 
 def test_brief_has_its_own_schema(run):

@@ -307,3 +307,20 @@ def consensus(budget: float, floor: int, candidates, cost: Callable[[object], ob
     band = depth_band(budget, floor, width_at_depth, exclude)
     shapes = candidates(*band.depth_band) if callable(candidates) else candidates
     return Consensus(band, pick(band, shapes, cost, prefer))
+
+
+def beyond_evidence(budget: float, band) -> str | None:
+    """The consensus answer when the budget lies above all the evidence (no rule's range covers it and
+    no published model is within evidence.SIMILAR_SIZE, the largest below it): the band then only
+    carries published width/depth ratios far past any trained model (issue 34: 6,703 layers at 1e17,
+    3,111,284 at 1e25), so the threshold rule's shape is recommended, saying why. None otherwise."""
+    if band.window <= SIMILAR_SIZE:
+        return None
+    largest = max(published_models(), key=lambda m: params_12(m.depth, m.width))
+    size = params_12(largest.depth, largest.width)
+    if budget <= size * SIMILAR_SIZE:
+        return None
+    return (f"no published evidence reaches {budget:.3g}: the largest published model, {largest.name} "
+            f"({largest.depth}x{largest.width}, 12·L·d² = {size:.3g}), is {budget / size:.3g}x smaller and no rule's range "
+            f"covers this budget, so the recommendation is the threshold rule's minimal-depth shape; the evidence "
+            f"band [{band.depth_band[0]:,}, {band.depth_band[1]:,}] only extrapolates published d/L and is not used.")

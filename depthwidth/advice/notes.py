@@ -5,6 +5,7 @@ assumed about the training run. Pure: strings from the planner's values."""
 from __future__ import annotations
 
 from ..arch.snapping import BUDGET_TOLERANCE
+from .evidence import beyond_evidence
 from ..theory.separation import THRESHOLD, compare_pow3
 
 
@@ -35,7 +36,10 @@ def advice(budget, options, theory, planned, recommended, optimum, rule, candida
         warnings.append(f"budget {budget:.4g}: the recommended shape {rec.depth}x{rec.width} is {recommended.deviation:+.1%} "
                         f"from the budget (beyond ±{BUDGET_TOLERANCE:.0%}): no valid shape near it spends the budget closer")
     lo, hi = band.depth_band
-    if rule is None:
+    if rule is None and beyond_evidence(budget, band):
+        warnings.append(f"budget {budget:.4g}: no published evidence reaches this size; recommending the threshold rule's "
+                        f"minimal-depth shape {rec.depth}x{rec.width} (the plan's 'why' says more)")
+    elif rule is None:
         notes.append(f"recommended by the consensus (--rule consensus, prefer {options.prefer}): the evidence band "
                      f"[{lo}, {hi}], then the cheapest valid shape in it by the cost of the training run (GPU-hours and memory "
                      "compared per unit of the budget, so no shape wins by spending less of it)")

@@ -19,7 +19,7 @@ from ..errors import InputError
 from ..arch.hardware import Constraints, tp_sizes, width_step
 from ..arch.blocks import DEFAULT_CONTEXT
 from ..arch.record import ShapeRecord, block_fields, counts, shape_record
-from ..theory.shapes import MAX_WIDTH
+from ..theory.shapes import MAX_DEPTH, MAX_WIDTH
 from ..arch.snapping import (BUDGET_TOLERANCE, FAR_FROM_BUDGET, Snapped, no_valid_shape, rule_shape, snap_depth,  # noqa: F401
                        snap_width)
 from ..arch.spending import Quadratic, Spending, block_min_depth, block_min_depth_exact, quadratic  # noqa: F401
@@ -300,7 +300,7 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     """Minimal depth by the threshold rule, the recommended shape (the consensus of the evidence,
     or the chosen rule), and candidate shapes, every one valid under the constraints and costed
     under the plan's run (``tokens``: the training length; None: none given)."""
-    from .evidence import depth_band
+    from .evidence import beyond_evidence, depth_band
     from .pick import CONSENSUS, consensus_pick, costing, rule_why
     from ..cost.fields import RECOMMENDED_FIELDS
     from .target import LOSS_FIELDS, loss_notes, rule_loss_model
@@ -325,7 +325,10 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     band = depth_band(budget, depth, width_at_depth)
     lo, hi = band.depth_band
     rule, optimum, fitted, left_out = None, None, None, None
-    if options.rule_file is None and options.rule == CONSENSUS:
+    beyond = beyond_evidence(budget, band)  # (evidence.py)
+    if options.rule_file is None and options.rule == CONSENSUS and beyond:
+        recommended, target, why = planned, depth, beyond  # the band only extrapolates published d/L: the theory answers
+    elif options.rule_file is None and options.rule == CONSENSUS:
         recommended, agreed, left_out = consensus_pick(budget, spending, constraints, model, depth, band, cost, options.prefer,
                                                          options.loss_tolerance)
         target = math.sqrt(lo * hi)
@@ -347,9 +350,15 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     if recommended is None or (abs(recommended.deviation) > FAR_FROM_BUDGET and theory.width_exact > 2 * step):
         raise no_valid_shape(spending, constraints, round(target), width_at_depth(target))
     rec = recommended.arch
+    if rec.depth > MAX_DEPTH or rec.width > MAX_WIDTH:  # never a shape `bounds` and `inspect` would refuse (issue 34)
+        raise InputError("budget", f"{budget:.3g}", f"--rule {options.rule_file or rule.name} gives {rec.depth:,}x{rec.width:,} at "
+                                                    f"this budget, past the largest shape depthwidth accepts (depth "
+                                                    f"{MAX_DEPTH:,}, width 10^15); --rule threshold gives the minimal-depth shape")
     if rule is not None:
         why = rule_why(rule.name, rec.depth, rec.width, (lo, hi), bool(fitted and fitted.clamped))
-    shapes = plan_candidates(budget, spending, constraints, model, depth, sorted({lo, hi}), max(target, hi, rec.depth), recommended)
+    top = min(max(target, rec.depth) if beyond else max(target, hi, rec.depth), MAX_DEPTH / 1.25)
+    shapes = plan_candidates(budget, spending, constraints, model, depth, sorted({lo, hi} if not beyond else set()), top,
+                             recommended)
     loss_model = rule_loss_model(options.rule_file)  # fit --save's refit on the user's sweep, else the shipped model
     built = [candidate(s, options.context, options.reading, {**cost.fields(s.arch), **cost.loss_fields(s.arch, s.params, budget, loss_model)},
                        lo <= s.arch.depth <= hi) for s in shapes]

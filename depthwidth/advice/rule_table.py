@@ -39,8 +39,11 @@ class RuleShape:
     notes: tuple[str, ...]
 
 
-def rule_shapes(budget: int, options: PlanOptions | None = None) -> list[RuleShape]:
-    """Every registry rule (and the user's rule file) for one budget, side by side with the theory."""
+def rule_shapes(budget: int, options: PlanOptions | None = None, left_out: list[str] | None = None) -> list[RuleShape]:
+    """Every registry rule (and the user's rule file) for one budget, side by side with the theory.
+    A rule whose depth passes the largest accepted depth is left out (never a shape `bounds` refuses),
+    with a line in ``left_out`` saying so."""
+    from ..theory.shapes import MAX_DEPTH
     from .rules import REGISTRY
     from .user_rules import rule_from_file
 
@@ -55,11 +58,21 @@ def rule_shapes(budget: int, options: PlanOptions | None = None) -> list[RuleSha
         if rule.kind == "guard":
             optimum = rule.guard_crossing(width_at_depth)
             depth = optimum[0]
+            if not depth <= MAX_DEPTH:
+                if left_out is not None:
+                    left_out.append(f"budget {budget:.3g}: guard {rule.name} allows depths up to {depth:,.0f}, past the largest "
+                                    f"depth depthwidth accepts ({MAX_DEPTH:,}): left out")
+                continue
             notes.insert(0, f"a guard, not a recommendation: at this budget, depths above {depth:.1f} exceed the rule's "
                             f"maximum depth for their width")
             snapped = snap_depth(budget, spending, constraints, theory.model, max(1.0, math.floor(depth)))
         else:
             optimum = rule.recommend(budget, width_at_depth)
+            if optimum is not None and not optimum[0] <= MAX_DEPTH:
+                if left_out is not None:
+                    left_out.append(f"budget {budget:.3g}: rule {rule.name} gives depth {optimum[0]:,.0f}, past the largest "
+                                    f"depth depthwidth accepts ({MAX_DEPTH:,}): left out")
+                continue
             if optimum is None:  # the theory row: the minimal depth itself
                 optimum = (theory.min_depth_exact, theory.width_exact)
                 snapped = planned_shape(budget, spending, constraints, theory)  # the same shape `plan` prints

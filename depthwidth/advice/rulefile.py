@@ -204,6 +204,11 @@ def write_rule_file(rule: FittedRule, path: str | os.PathLike, force: bool = Fal
         raise InputError("--save", str(path), "expected a file name, not a folder")
     if target.exists() and not force:
         raise InputError("--save", str(path), "the file exists; pass --force to overwrite it")
+    from ..staging import cannot_write, need_parent
+
+    if not str(path):
+        raise InputError("--save", str(path), "expected a file name such as my-rule.json")
+    need_parent(str(path), str(target), "--save")  # a missing folder is the user's (exit 2), as for export --out
     temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         temp.write_text(text, encoding="utf-8")
@@ -216,8 +221,8 @@ def write_rule_file(rule: FittedRule, path: str | os.PathLike, force: bool = Fal
                 raise InputError("--save", str(path), "the file exists; pass --force to overwrite it") from None
             except OSError:  # a file system without hard links: the check above is the guard
                 os.replace(temp, target)
-    except OSError as err:
-        raise InputError("--save", str(path), f"cannot write it: {err.strerror or err}") from None
+    except OSError as err:  # the environment (read-only, full, /proc): exit 1, as every writer (issue 34)
+        raise cannot_write(str(path), err) from None
     finally:
         try:
             temp.unlink()

@@ -15,6 +15,7 @@ import typer
 
 from .. import __version__
 from ..errors import EXIT_BAD_INPUT, EXIT_FAILURE, EnvironmentFailure, InputError
+from ..staging import hold_after_commit
 from ..output.guard import OUTPUT_ERRNOS, ClosedStdout, discard_stdout, flush_stdout
 from .notices import clear as clear_notices, pending as pending_notices
 from .tablewidth import with_wide
@@ -31,6 +32,7 @@ def funnel(run, args) -> int:
     """Run the command line (``run()`` parses and calls the command) and turn every failure into
     one stderr line and an exit code: the one error funnel."""
     clear_notices()
+    hold_after_commit(True)
     if sys.stdout is None:  # started with file descriptor 1 closed (`>&-`): writing must fail, not vanish
         sys.stdout = ClosedStdout()
     try:
@@ -67,7 +69,12 @@ def funnel(run, args) -> int:
             code = _fail(f"cannot write output: {err.strerror or err}", EXIT_FAILURE)
     except Exception as err:  # noqa: BLE001 - the contract is one line and exit 1
         code = _internal(err)
-    return code if isinstance(code, int) else 0
+    code = code if isinstance(code, int) else 0
+    late = hold_after_commit(False)
+    if late and code == 0:  # the output was complete when the signal came: it stays, and so does exit 0
+        typer.echo(f"depthwidth: warning: {' and '.join(dict.fromkeys(late))} arrived after the output was written; "
+                   "it is complete and kept", err=True)
+    return code
 
 
 def _usage_message(err, args: list) -> str:

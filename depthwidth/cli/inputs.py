@@ -7,6 +7,7 @@ it says ``(standard input line 4)``, and an argument with the same text is never
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from typing import Callable, Optional
 
 from ..errors import EnvironmentFailure, InputError, not_one_of
@@ -15,6 +16,7 @@ from .notices import WARN_EACH, warn
 MAX_GRID_ROWS = 10**8
 MAX_AXIS_VALUES = 10**6  # one --depth/--width list: a Python list of this many ints is ~40 MB
 MAX_LIST_ROWS = 100_000  # records computed one by one (plan budgets, equiv shapes x depths): ~1 min at most
+MAX_STDIN_LINES = 1_000_000  # lines of standard input, blank and comment lines included: every command (and 50 MiB)
 
 
 class Given(str):
@@ -61,19 +63,75 @@ def read_stdin_bytes(what: str = "standard input") -> bytes:
         raise EnvironmentFailure(f"cannot read standard input: {reason} (pipe the inputs in, or give them as arguments)") from None
 
 
-def read_stdin_lines() -> list[Given]:
-    """Non-blank, non-comment lines of standard input (CRLF tolerated; UTF-8 only, at most userfile.MAX_BYTES),
-    each carrying its line number for error messages (``bad shape '12x0' (standard input line 4)``)."""
+def read_stdin_text() -> str:
+    """Standard input as text: UTF-8 (a leading byte-order mark dropped), at most userfile.MAX_BYTES
+    and MAX_STDIN_LINES lines, the same limits for every command (README "Standard input")."""
     data = read_stdin_bytes()
+    lines = data.count(b"\n") + (not data.endswith(b"\n")) if data else 0
+    if lines > MAX_STDIN_LINES:  # CR-only text is one line to count, and split into many below: counted again there
+        raise InputError("standard input", f"{lines:,} lines", f"at most {MAX_STDIN_LINES:,} lines in one call; split the input")
     try:
-        text = data.decode("utf-8-sig")  # a leading byte-order mark (Windows editors) is dropped
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InputError("standard input", data[:20], "expected UTF-8 text, one input per line") from None
-    lines = [Given.at(line, f"standard input line {number}")
-             for number, line in ((n, raw.split("#", 1)[0].strip()) for n, raw in enumerate(text.splitlines(), 1)) if line]
+
+
+def numbered_lines(text: str, segment: int = 1 << 20):
+    """(line number, text) of each non-blank, non-comment line (CRLF and CR tolerated), split a
+    megabyte at a time (cut after a newline): never a list of every line of a big input."""
+    number, pos = 1, 0
+    while pos < len(text):
+        end = text.find("\n", min(pos + segment, len(text)) - 1)
+        end = len(text) if end < 0 else end + 1
+        for raw in text[pos:end].splitlines():
+            line = raw.split("#", 1)[0].strip()
+            if line:
+                yield number, line
+            number += 1
+        pos = end
+
+
+def lines_of(text: str) -> list[Given]:
+    """Non-blank, non-comment lines, each carrying its line number for error messages
+    (``bad shape '12x0' (standard input line 4)``)."""
+    lines = [Given.at(line, f"standard input line {number}") for number, line in numbered_lines(text)]
+    if len(lines) > MAX_STDIN_LINES:
+        raise InputError("standard input", f"{len(lines):,} lines", f"at most {MAX_STDIN_LINES:,} lines in one call; split the input")
     if not lines:
         raise InputError("standard input", "", "expected at least one input line (blank lines and # comments are skipped)")
     return lines
+
+
+def stdin_shape_arrays(text: str, heads, chunk: int = 1 << 16):
+    """Every line of ``text`` as (depths, widths, heads) int64 arrays when all are bare shapes
+    (``shapes.parse_shape_arrays``), parsed a chunk of lines at a time: ~24 bytes a line kept, so
+    ``bounds -`` on 10^6 lines stays far under 200 MB; None when any line is something else."""
+    from itertools import islice
+
+    import numpy as np
+
+    from ..theory.shapes import parse_shape_arrays
+
+    lines, parts, count = numbered_lines(text), [], 0
+    while block := [line for _, line in islice(lines, chunk)]:
+        count += len(block)
+        arrays = parse_shape_arrays(block, heads) if count <= MAX_STDIN_LINES else None
+        if arrays is None:
+            return None
+        parts.append(arrays)
+    return tuple(np.concatenate(column) for column in zip(*parts)) if parts else None
+
+
+def first_bad_line(lines: list[Given], parse: Callable, chunk: int = 1 << 14) -> None:
+    """Raise the error of the first line ``parse`` refuses, a chunk at a time (for inputs too long to
+    parse one by one in full)."""
+    for start in range(0, len(lines), chunk):
+        parse_each(lines[start:start + chunk], parse)
+
+
+def read_stdin_lines() -> list[Given]:
+    """Non-blank, non-comment lines of standard input (``read_stdin_text``, ``lines_of``)."""
+    return lines_of(read_stdin_text())
 
 
 def expand_stdin(values: list[str]) -> list[str]:
@@ -84,16 +142,61 @@ def expand_stdin(values: list[str]) -> list[str]:
     return out
 
 
-def bounded_number(text: str, option: str, highest: float, accepted: str) -> float:
-    """A number option read as text (a float option would make Typer load Pydantic): above 0 and at
-    most ``highest``, else an InputError naming the option and ``accepted``."""
+def bounded_number(text: str, option: str, highest: float, accepted: str, lowest: float = 0.0) -> float:
+    """A number option read as text (a float option would make Typer load Pydantic): above 0, at
+    least ``lowest`` and at most ``highest``, else an InputError naming the option and ``accepted``."""
     try:
         number = float(text) if text.strip().isascii() else None
     except ValueError:
         number = None
-    if number is None or not 0 < number <= highest:
+    if number is None or not 0 < number <= highest or number < lowest:
         raise InputError(option, text, accepted)
     return number
+
+
+class Typed(list):
+    """Parsed budgets with the texts they were typed as (``texts``, in order)."""
+
+    texts: list = []
+
+
+def typed(values: list, texts: list) -> Typed:
+    out = Typed(values)
+    out.texts = list(texts)
+    return out
+
+
+@contextmanager
+def as_typed(values, texts=None):
+    """An error the core raises about a budget names it as the user typed it (issue 34: ``--params 1K``
+    was reported as '1000'): the core only sees the number, so the text is put back here."""
+    texts = getattr(values, "texts", None) if texts is None else texts
+    try:
+        yield
+    except InputError as err:
+        if err.what != "budget" or err.where is not None or not texts:
+            raise
+        spelled = lambda v: {v, str(v), f"{v:.3g}", f"{v:.4g}"}
+        match = next((t for v, t in zip(values, texts) if err.value in spelled(v)), None)
+        if match is None:
+            raise
+        raise InputError(err.what, str(match), err.accepted, getattr(match, "where", None)) from None
+
+
+def distinct(values: list, option: str, what: str) -> list:
+    """``values`` without repeats, in order; a one-line warning when some were given twice (a repeated
+    budget or depth would repeat rows and ids: ``sweep``, ``equiv`` and ``bounds`` grids all say so)."""
+    unique = list(dict.fromkeys(values))
+    if isinstance(values, Typed):  # each budget keeps the text it was first typed as
+        first = {}
+        for value, text in zip(values, values.texts):
+            first.setdefault(value, text)
+        unique = typed(unique, [first[v] for v in unique])
+    if len(unique) < len(values):
+        twice = [v for v in unique if values.count(v) > 1] if len(values) <= 10_000 else []
+        shown = ", ".join(f"{v:,}" if isinstance(v, int) else str(v) for v in twice[:5]) + (", ..." if len(twice) > 5 else "")
+        warn(f"{option} repeats {what} {shown}".rstrip() + f": each is used once ({len(values) - len(unique):,} repeats dropped)")
+    return unique
 
 
 def check_list_rows(count: int, what: str, value: str, kind: str) -> None:
@@ -167,7 +270,8 @@ def budgets(params, flops, tokens) -> tuple[str, list[int]]:
     texts = expand_stdin(values)
     check_list_rows(len(texts), "standard input" if "-" in values else f"--{source}",
                     f"{len(texts)} lines" if "-" in values else f"{len(texts)} budgets", "budgets")
-    return source, parse_each(texts, parse)
+    parsed = parse_each(texts, parse)
+    return source, typed(parsed, texts) if source == "params" else parsed  # a token or FLOP text is not the budget's
 
 
 def plan_options(arch, kv_heads, head_dim, ffn_mult, gated, experts, top_k, vocab, tied, count, multiple, ffn_multiple, tp,
@@ -181,7 +285,7 @@ def plan_options(arch, kv_heads, head_dim, ffn_mult, gated, experts, top_k, voca
     if name not in PRESETS:
         raise not_one_of("--arch", arch, PRESETS)
     if ffn_mult is not None:
-        ffn_mult = bounded_number(ffn_mult, "--ffn-mult", 64, "expected a positive multiplier up to 64, such as 1.3")
+        ffn_mult = bounded_number(ffn_mult, "--ffn-mult", 64, "expected a multiplier from 1/64 to 64, such as 1.3", lowest=1 / 64)
     given = dict(kv_heads=kv_heads, head_dim=head_dim, ffn_mult=ffn_mult, gated=gated, experts=experts, top_k=top_k,
                  vocab=vocab, tied=tied)
     overrides = tuple(sorted((k, v) for k, v in given.items() if v is not None))

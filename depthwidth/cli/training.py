@@ -65,7 +65,7 @@ def budgets_with_tokens(params, flops, tokens) -> Budgets:
         source = "flops"
     if len(lengths) not in (1, len(values)):
         raise InputError("--tokens", f"{len(lengths)} values", f"expected one training length, or one per budget ({len(values)})")
-    return Budgets(source, values, lengths * len(values) if len(lengths) == 1 else lengths)
+    return Budgets(source, values, lengths * len(values) if len(lengths) == 1 else lengths)  # values keep their texts
 
 
 def run_spec(tokens=None, gpu="h100", gpus=None, tp=1, pp=1, zero=1, recompute="selective", mfu=0.4, context=2048, batch=1):
@@ -73,7 +73,9 @@ def run_spec(tokens=None, gpu="h100", gpus=None, tp=1, pp=1, zero=1, recompute="
     from ..cost.run import RunSpec
 
     if isinstance(mfu, str):  # a text option (a float option would load Pydantic): parsed here
-        mfu = bounded_number(mfu, "--mfu", 1, "expected a model FLOPs utilization above 0 and at most 1, such as 0.4")
+        from ..cost.run import MFU_ACCEPTED, MIN_MFU
+
+        mfu = bounded_number(mfu, "--mfu", 1, MFU_ACCEPTED, lowest=MIN_MFU)
     return RunSpec(tokens=tokens, gpu=gpu.strip().lower(), gpus=gpus, tp=tp, pp=pp, zero=zero,
                    recompute=str(getattr(recompute, "value", recompute)).strip().lower(), mfu=mfu, context=context, batch=batch)
 

@@ -52,6 +52,11 @@ ADAM_OPTIMIZER_BYTES = 12  # fp32 master weights + Adam's m and v (Rajbhandari e
 WEIGHT_BYTES = 2  # bf16/fp16 weights, activations and KV cache
 
 
+# --mfu, the same range in every command: below 0.1% a run's GPU-hours pass any real run by 100x and
+# overflow to inf for the largest budgets (issue 34: 1e-308 printed "inf GPU-h" and ranked on NaN)
+MIN_MFU = 0.001
+MFU_ACCEPTED = f"expected a model FLOPs utilization from {MIN_MFU:g} to 1, such as 0.4"
+
 @dataclass(frozen=True)
 class RunSpec:
     """How the model is trained and served; every field has the CLI option of the same name.
@@ -94,8 +99,8 @@ class RunSpec:
             raise InputError("--zero", self.zero, "expected a ZeRO stage 0, 1, 2 or 3")
         if self.recompute not in RECOMPUTE:
             raise InputError("--recompute", self.recompute, "expected one of " + ", ".join(RECOMPUTE))
-        if isinstance(self.mfu, bool) or not isinstance(self.mfu, (int, float)) or not 0 < self.mfu <= 1:
-            raise InputError("--mfu", self.mfu, "expected a model FLOPs utilization above 0 and at most 1, such as 0.4")
+        if isinstance(self.mfu, bool) or not isinstance(self.mfu, (int, float)) or not MIN_MFU <= self.mfu <= 1:
+            raise InputError("--mfu", self.mfu, MFU_ACCEPTED)
         if self.gradient_bytes not in (2, 4):
             raise InputError("gradient bytes", self.gradient_bytes, "expected 2 (bf16/fp16) or 4 (fp32, as Megatron-LM keeps them)")
         if self.precision not in ("bf16", "fp8"):

@@ -89,7 +89,7 @@ class ConfigModel:
         return make_shape(self.depth, self.width, self.heads, f"{self.depth}x{self.width}x{self.heads} (from {self.source})")
 
 
-def _gating(cfg: dict, model_type: str | None) -> str | None:
+def _gating(cfg: dict, model_type: str | None, source: str = "config") -> str | None:
     """Why the feed-forward is gated (three matrices), or None if it is a plain two-matrix MLP.
 
     T5's ``feed_forward_proj``; a family whose MLP is gated (GATED_MODEL_TYPES); else any activation
@@ -97,6 +97,10 @@ def _gating(cfg: dict, model_type: str | None) -> str | None:
     projection = cfg.get("feed_forward_proj")
     if isinstance(projection, str):
         return f"feed_forward_proj {projection!r}" if projection.startswith("gated-") else None
+    for key in ACTIVATION_KEYS:  # issue 34: ["silu"] was taken (transformers' ACT2FN needs a name)
+        value = cfg.get(key)
+        if value is not None and not isinstance(value, str):
+            raise InputError("config", source, f"{key} = {str(value)[:30]} is not an activation name such as \"silu\"; {EXPECTED}")
     if model_type in GATED_MODEL_TYPES:
         return f"model_type {model_type!r}"
     for key in ACTIVATION_KEYS:
@@ -287,7 +291,7 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
     else:
         ffn = 4 * width
         notes.append(f"no feed-forward size given ({', '.join(FFN_KEYS[:3])}... absent or null): 4·width = {ffn} assumed")
-    gating = _gating(cfg, model_type)
+    gating = _gating(cfg, model_type, source)
     if gating:
         notes.append(f"gated feed-forward ({gating}): 3·width·ffn parameters per layer")
 

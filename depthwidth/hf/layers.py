@@ -52,6 +52,9 @@ def _moe(cfg: dict, model_type: str | None, depth: int, ffn: int, source: str, n
     experts = None if experts_found is None else _whole(*experts_found, source, lowest=0)
     if cfg.get("is_moe") is False:  # Doge: expert keys that the dense model ignores
         return {}, None
+    if experts == 0 and model_type in MOE_MODEL_TYPES:  # issue 34: Mixtral with 0 experts was counted as dense
+        raise InputError("config", source, f"{experts_found[0]} = 0 in a {model_type} config: its sparse block routes "
+                                           f"to at least one expert; {EXPECTED}")
     if not experts or experts == 1:
         hints = _expert_keys(cfg)
         if hints and model_type not in MOE_MODEL_TYPES:
@@ -139,6 +142,10 @@ def _sparse_layers(cfg: dict, depth: int, source: str) -> list[int]:
     step = _optional(cfg, ("decoder_sparse_step", "moe_layer_interval", "interleave_moe_layer_step"), source) or 1
     # Qwen, ERNIE, Llama 4: (layer + 1) % step == 0
     only_mlp = _layer_list(cfg, "mlp_only_layers", source) or []
+    outside = [i for i in only_mlp if not 0 <= i < depth]
+    if outside:  # issue 34: indices 99 and -1 of a shallower model were taken silently
+        raise InputError("config", source, f"mlp_only_layers holds {outside[0]}, not a layer of the {depth} (0 to {depth - 1}); "
+                                           f"{EXPECTED}")
     return [i for i in range(depth) if i >= first_dense and (last is None or i <= last) and i % freq == 0
             and (i + 1) % step == 0 and i not in only_mlp]
 

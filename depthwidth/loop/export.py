@@ -388,6 +388,18 @@ def config_path(out: str, fmt: str = "hf-llama") -> str:
     return os.path.join(out, spec.file_name)
 
 
+def check_out(out: str, fmt: str) -> None:
+    """--out names a file of this format or a folder: never empty, never another format's file name
+    (issue 34: ``--out x.yaml`` for hf-llama made a folder x.yaml; ``--out ""`` was exit 1)."""
+    if not out.strip():
+        raise InputError("--out", out, "expected a file or folder name, such as model/ or config.json")
+    own = target(fmt).extensions
+    other = sorted({e for t in TARGETS.values() for e in t.extensions} - set(own))
+    if out.lower().endswith(tuple(other)) and not os.path.isdir(out):
+        raise InputError("--out", out, f"names a file of another format; a {fmt} file ends in {' or '.join(own)} "
+                                       "(any other name is a folder to write it in)")
+
+
 def write_config(config: dict, out: str, force: bool = False, fmt: str = "hf-llama", block: Architecture | None = None) -> str:
     """Write ``config`` (format ``fmt``) to OUT or into the directory OUT, atomically; returns the path.
 
@@ -395,6 +407,7 @@ def write_config(config: dict, out: str, force: bool = False, fmt: str = "hf-lla
     a signal leaves nothing behind (``staging``)."""
     from ..staging import need_parent, replace_file, write_new_dir
 
+    check_out(out, fmt)
     path = config_path(out, fmt)
     directory = out if path != out else None
     if directory is not None and os.path.lexists(directory) and not os.path.isdir(directory):
@@ -432,6 +445,8 @@ def write_configs(archs: list[tuple[str, Architecture]], fmt: str, out_dir: str,
     """
     from ..staging import need_parent, swap_dir, write_new_dir
 
+    if not out_dir.strip():
+        raise InputError("--out", out_dir, "expected a folder name, such as sweep/")
     ids = [row_id for row_id, _ in archs]
     bad = [row_id for row_id in ids if not _safe_id(row_id)]
     if bad:

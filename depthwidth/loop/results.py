@@ -96,7 +96,10 @@ def records_of(text: str, source: str, what: str = "results file") -> list[dict]
         if not all(isinstance(r, dict) for r in records):
             raise InputError(what, source, "expected JSON objects, one per run")
         return records
-    rows = list(csv.reader(io.StringIO(text)))
+    try:  # newline=None: CR-only (old Mac) and CRLF line endings read as LF
+        rows = list(csv.reader(io.StringIO(text, newline=None)))
+    except csv.Error as err:  # a cell over csv's field_size_limit (131,072 characters), a stray quote
+        raise InputError(what, source, f"not valid CSV ({err}); expected {ACCEPTED}") from None
     header = next((r for r in rows if any(c.strip() for c in r)), None)
     if header is None:
         raise InputError(what, source, "empty; expected " + ACCEPTED)
@@ -177,6 +180,13 @@ def to_runs(records: list[dict], source: str, group_by: str = "params", loss_col
                              "not trained")
         values = {k: _number(record.get(k), k, where) for k in ("depth", "width", *size_names)}
         loss = _number(record.get(loss_key), "loss", where, positive=False)
+        if loss < 0:  # issue 34: negative losses passed silently
+            raise InputError("loss", record.get(loss_key), f"{where}: a cross-entropy loss is never negative")
+        if group_by == "params" and values[size_names[0]] < values["depth"] * values["width"] ** 2:
+            raise InputError(size_names[0], record.get(size_names[0]), f"{where}: a {values['depth']:g}x{values['width']:g} "
+                             f"network has more than L·d² = {values['depth'] * values['width'] ** 2:.3g} weights (its "
+                             "attention's query and output projections alone are 2·L·d²); give whole parameter counts, "
+                             "not millions or billions")
         try:
             ResultRecord.model_validate({"id": None if record.get("id") is None else str(record["id"]),
                                          "depth": values["depth"], "width": values["width"], "loss": loss})
@@ -192,9 +202,28 @@ def to_runs(records: list[dict], source: str, group_by: str = "params", loss_col
         runs.append(Run(number, values["depth"], values["width"], math.prod(values[n] for n in size_names), loss, group,
                         None if record.get("id") in (None, "") else str(record["id"]),
                         *(_whole_or_none(record.get(k)) for k in ("heads", "kv_heads", "head_dim"))))
+    _one_scale([r.loss for r in runs], source)
     if len({r.group is None for r in runs}) > 1:
         raise InputError("results file", source, "some runs carry a budget or group and others do not; give every run one")
     return tuple(runs)
+
+
+PERPLEXITY_LOW = 5.0  # a loss of 5 nats is perplexity 148: values above a 1.5x jump past this read as perplexities
+
+
+def _one_scale(losses: list[float], source: str) -> None:
+    """Refuse losses on two scales (issue 34: perplexities mixed with losses passed silently). A
+    perplexity is exp(loss), so a mix has a jump of at least 1.5x between neighbouring values, with
+    every value above it at or above exp(the smallest) and PERPLEXITY_LOW; one sweep's losses rise
+    smoothly. A heuristic: perplexities alone, or below PERPLEXITY_LOW, are not caught."""
+    ordered = sorted(losses)
+    if len(ordered) < 2 or ordered[0] <= 0 or ordered[-1] < math.exp(ordered[0]):
+        return
+    jump, at = max((b / a, i) for i, (a, b) in enumerate(zip(ordered, ordered[1:])))
+    if jump >= 1.5 and ordered[at + 1] >= max(PERPLEXITY_LOW, math.exp(ordered[0])):
+        raise InputError("results file", source, f"its losses jump from {ordered[at]:.4g} to {ordered[at + 1]:.4g} "
+                         f"and reach {ordered[-1]:.4g} >= exp({ordered[0]:.4g}): perplexities mixed with losses? "
+                         "give every run's loss (the cross-entropy, ln of the perplexity)")
 
 
 # ---- the three ways in -------------------------------------------------------------------------------

@@ -5,7 +5,8 @@ from typing import Annotated, List, Optional
 import typer
 
 from ...errors import InputError
-from ..inputs import MAX_GRID_ROWS, check_heads, expand_stdin, parse_int_list, resolve_shapes, warn_constraints, warn_uneven
+from ..inputs import (MAX_GRID_ROWS, MAX_LIST_ROWS, MAX_STDIN_LINES, check_heads, check_list_rows, expand_stdin, first_bad_line,
+                      parse_int_list, resolve_shapes, warn_constraints, warn_uneven)
 from ..options import C2Reading, CheckMultiple, CheckTp, Field, Fmt, Format, Reading
 
 VECTOR_ROWS = 64  # `bounds` with this many bare shapes takes the vectorized path (the same bytes)
@@ -38,11 +39,33 @@ def command(
         raise InputError("arguments", "(none)", "expected shapes such as 12x768, '-' for stdin, or --depth and --width for a grid")
     from ...output import emit
     from ...output.tables import bounds_tables
+    from ...output.writers import check_table_rows
     from ...advice.reports import block_for, shape_record
     from ...theory.shapes import parse_shape_arrays
     from ...theory.separation import bounds as shape_bounds
 
-    texts = expand_stdin(shapes)
+    if format.value == "table" and field is None and "-" not in shapes:
+        check_table_rows(len(shapes), format.value, field)
+    if shapes == ["-"]:  # standard input alone: bare shapes go column-wise without a Python object per line
+        from ..inputs import lines_of, read_stdin_text, stdin_shape_arrays
+
+        text = read_stdin_text()
+        arrays = stdin_shape_arrays(text, heads) if (format.value != "table" or field is not None) and tp is None \
+            and multiple is None else None
+        if arrays is not None:
+            return _shape_list(*arrays, format.value, field, c2_reading.value)
+        texts = lines_of(text)
+    else:
+        texts = expand_stdin(shapes)
+    check_table_rows(len(texts), format.value, field)  # before anything is computed
+    if len(texts) > MAX_LIST_ROWS and not (len(texts) >= VECTOR_ROWS and (format.value != "table" or field is not None)
+                                          and tp is None and multiple is None and parse_shape_arrays(texts, heads) is not None):
+        from ...arch.catalog import resolve_shape
+
+        first_bad_line(texts, lambda text: resolve_shape(text, heads))  # a bad line is named as such
+        check_list_rows(len(texts), "standard input" if "-" in shapes else "arguments", f"{len(texts):,} shapes",
+                        "shapes when any is a model name or checked with --tp/--multiple (bare shapes LxD[xH]: "
+                        f"{MAX_STDIN_LINES:,})")
     many = len(texts) >= VECTOR_ROWS and (format.value != "table" or field is not None) and tp is None and multiple is None
     arrays = parse_shape_arrays(texts, heads) if many else None
     if arrays is not None:  # many valid bare shapes: parsed, computed and spelled column-wise
@@ -70,7 +93,8 @@ def _shape_list(depths, widths, heads, fmt: str, field: Optional[str], reading: 
     check_names(field, columns)
     uneven = np.flatnonzero(widths % heads)
     warn_uneven(dict.fromkeys(zip(widths[uneven].tolist(), heads[uneven].tolist())))
-    stream_grid(shape_list_chunks(depths, widths, heads, reading), fmt, field, sys.stdout, depths.size, columns)
+    # chunks of 2^14 rows: a chunk spelled is ~35 Python strings a row, so 2^16 rows held ~140 MB at once
+    stream_grid(shape_list_chunks(depths, widths, heads, reading, 1 << 14), fmt, field, sys.stdout, depths.size, columns)
 
 
 def _grid(depth: str, width: str, heads: Optional[int], fmt: str, field: Optional[str], reading: str) -> None:

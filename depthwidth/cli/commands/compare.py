@@ -42,6 +42,12 @@ def command(
     length = one_token_count(tokens)
     spec = run_spec(length, gpu, gpus, tp or 1, pp, zero, recompute, mfu, context, batch)
     deep_shape, shallow_shape = resolve_shapes([deep, shallow], None)
+    if deep_shape.depth < shallow_shape.depth:  # issue 34: passed silently
+        from ..notices import warn
+
+        warn(f"--deep {deep.strip()} (depth {deep_shape.depth}) is shallower than --shallow {shallow.strip()} (depth "
+             f"{shallow_shape.depth}): compared as given, so every 'deep' field describes {deep.strip()}; swap them to compare "
+             "the deeper one as --deep")
     result = compare_shapes(deep_shape, shallow_shape, c2_reading.value)
     deep_arch, shallow_arch = block_for(deep, deep_shape), block_for(shallow, shallow_shape)
     warn_constraints([(deep, deep_arch, deep_shape.heads), (shallow, shallow_arch, shallow_shape.heads)], tp, multiple)

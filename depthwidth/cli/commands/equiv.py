@@ -4,7 +4,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from ...errors import InputError
-from ..inputs import check_heads, check_list_rows, expand_stdin, parse_int_list, resolve_shapes
+from ..inputs import check_heads, check_list_rows, distinct, expand_stdin, parse_int_list, resolve_shapes
 from ..options import C2Reading, Field, Fmt, Format, Reading
 
 
@@ -32,7 +32,7 @@ def command(
     check_heads(heads)
     texts = expand_stdin(deep)
     shapes = resolve_shapes(texts, None)
-    depths = parse_int_list(depth, "--depth", 1, MAX_DEPTH)
+    depths = distinct(parse_int_list(depth, "--depth", 1, MAX_DEPTH), "--depth", "the depths")
     check_list_rows(len(shapes) * len(depths), "--depth", depth, "rows (deep shapes x depths; each is solved on its own)")
     for shape in shapes:
         if max(depths) >= shape.depth:

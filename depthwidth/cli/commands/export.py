@@ -59,8 +59,11 @@ def command(
     block_options = dict(options.spending.overrides)
     if plan_budget is not None:
         from ...budgets import parse_params
+        from ..inputs import as_typed
 
-        block = plan_architecture(parse_params(plan_budget), spec.name, options)
+        budget = parse_params(plan_budget)
+        with as_typed([budget], [plan_budget]):
+            block = plan_architecture(budget, spec.name, options)
     else:
         given = [(flag, value) for flag, value in planned.items() if value is not None]
         if given:

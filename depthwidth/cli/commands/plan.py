@@ -5,7 +5,8 @@ import typer
 
 from ...arch.blocks import DEFAULT_CONTEXT
 from ...arch.hardware import DEFAULT_MULTIPLE
-from ..inputs import plan_options
+from ...errors import InputError
+from ..inputs import as_typed, plan_options
 from ..notices import WARN_EACH, warn
 from ..options import (PlotTo, Arch, Batch, C2Reading, Context, Count, CountOf, Experts, FfnMult, FfnMultiple, Field, Fmt, Format, Gated,
                        Gpu, Gpus, HeadDim, KvHeads, MfuText, Multiple, Params, Pp, Prefer, Reading, Recompute, Rule,
@@ -63,12 +64,15 @@ def command(
     """
     from dataclasses import replace
 
-    from ...errors import InputError
     from ...advice.evidence import PREFERENCES
     from ...output import emit
     from ...advice.planner import plan as make_plan
     from ..training import budgets_with_tokens, run_spec
 
+    if rules and brief:
+        raise InputError("options", "--rules --brief", "expected one of them: --rules shows every rule's shape, "
+                                                       "--brief only the threshold rule's")
+    _ignored(brief, rules, rule, rule_file, prefer, tokens if (params or flops) else None, gpus)
     given = budgets_with_tokens(params, flops, tokens)
     options = plan_options(arch, kv_heads, head_dim, ffn_mult, gated, experts, top_k, vocab, tied, count, multiple,
                            ffn_multiple, tp, rule, rule_file, context, c2_reading.value)
@@ -82,7 +86,8 @@ def command(
         require_matplotlib()
         check_output_path(plot)
     if brief:
-        return _brief(given.values, options, given.source, format.value, field)
+        with as_typed(given.values):
+            return _brief(given.values, options, given.source, format.value, field)
     if len(given.values) > BRIEF_HINT:
         warn(f"{len(given.values):,} budgets planned one at a time (a few ms each, with rules and candidates); "
              "--brief gives the threshold rule's answer for all of them at once")
@@ -90,8 +95,14 @@ def command(
         from ...advice.rule_table import rule_shapes
         from ...output.tables import plan_rules_tables
 
-        return emit([row for b in given.values for row in rule_shapes(b, options)], format.value, field, plan_rules_tables)
-    plans = [make_plan(b, options, given.source, t) for b, t in zip(given.values, given.tokens)]
+        left_out: list[str] = []
+        with as_typed(given.values):
+            rows = [row for b in given.values for row in rule_shapes(b, options, left_out)]
+        for line in left_out[:WARN_EACH]:
+            warn(line)
+        return emit(rows, format.value, field, plan_rules_tables)
+    with as_typed(given.values):
+        plans = [make_plan(b, options, given.source, t) for b, t in zip(given.values, given.tokens)]
     lines = []
     for p in plans:  # a multiple above the ideal width is not ignored: the width jumps to it, far off budget
         if multiple > p.width_exact:
@@ -139,6 +150,21 @@ def _asked(line: str, field) -> bool:
     if "recommended" in line or "evidence band" in line:
         return any(n.startswith("recommended_") or n in ("why", "depth_band", "candidates", "warnings") for n in names)
     return True
+
+
+def _ignored(brief: bool, rules: bool, rule: str, rule_file, prefer: str, tokens, gpus) -> None:
+    """One warning naming the options a mode leaves unused (issue 34: they were dropped silently)."""
+    unused = []
+    if brief or rules:
+        unused += [f"--rule {rule}"] if rule.strip().lower() != "consensus" else []
+        unused += [f"--rule-file {rule_file}"] if rule_file else []
+    if brief:
+        unused += [f"--prefer {prefer}"] if prefer.strip().lower() != "balanced" else []
+        unused += [f"--tokens {' '.join(tokens)}"] if tokens else []
+        unused += [f"--gpus {gpus}"] if gpus is not None else []
+    if unused:
+        mode = "--brief gives only the threshold rule's shape and counts" if brief else "--rules shows every rule's shape"
+        warn(f"{mode}: {', '.join(unused)} {'is' if len(unused) == 1 else 'are'} ignored")
 
 
 def _brief(values: list[int], options, source: str, fmt: str, field) -> None:

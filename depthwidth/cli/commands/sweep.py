@@ -6,11 +6,12 @@ import typer
 from ...arch.blocks import DEFAULT_CONTEXT
 from ...errors import InputError
 from ...arch.hardware import DEFAULT_MULTIPLE
-from ..inputs import budgets, parse_int_list, plan_options
+from ..inputs import as_typed, budgets, distinct, parse_int_list, plan_options
 from ..notices import warn
 from ..options import (PlotTo, Batch, C2Reading, Context, Count, Experts, FfnMult, FfnMultiple, Field, Fmt, Format, Gated, Gpu, Gpus,
-                       HeadDim, Mfu, Multiple, Pp, Reading, Recompute, RuleFile, Tied, Tokens, TopK, Tp, Vocab, Zero)
+                       HeadDim, MfuText, Multiple, Pp, Reading, Recompute, RuleFile, Tied, Tokens, TopK, Tp, Vocab, Zero)
 
+DEFAULT_COUNT = 8  # rows of a sweep without --depths
 EXPORT_HELP = "Also write one config per row under --out DIR/ID/: hf-llama, hf-mistral, hf-qwen2, hf-gpt2, hf-mixtral, nanogpt, litgpt or megatron."
 
 
@@ -19,7 +20,7 @@ def command(
     flops: Annotated[Optional[List[str]], typer.Option("--flops", help="Compute budget C in FLOPs: N = sqrt(C/120).")] = None,
     tokens: Tokens = None,
     depths: Annotated[Optional[str], typer.Option("--depths", help="Depths to sweep, each kept exactly: 8:48:4 or 8,12,16 (default: --count depths from the minimal depth).")] = None,
-    count_rows: Annotated[int, typer.Option("--count", "-n", help="How many rows at distinct depths, from the minimal depth to 10% past the deepest rule's recommendation (further when widths run out).", min=1, max=1000)] = 8,
+    count_rows: Annotated[Optional[int], typer.Option("--count", "-n", help="How many rows at distinct depths, from the minimal depth to 10% past the deepest rule's recommendation (further when widths run out). Default 8.", min=1, max=1000)] = None,
     arch: Annotated[Optional[str], typer.Option("--arch", help="Block preset (as for plan). Default: vanilla, or the --export format's family.")] = None,
     kv_heads: Annotated[Optional[int], typer.Option("--kv-heads", help="Key/value heads G held in every row (default: the preset's ratio held, see --kv-ratio).", min=1, max=1 << 20)] = None,
     kv_ratio: Annotated[Optional[int], typer.Option("--kv-ratio", help="Query heads per key/value head held in every row (1 = multi-head). Default: the preset's (llama 4, qwen2 7).", min=1, max=1 << 20)] = None,
@@ -41,7 +42,7 @@ def command(
     pp: Pp = 1,
     zero: Zero = 1,
     recompute: Recompute = "selective",
-    mfu: Mfu = 0.4,
+    mfu: MfuText = "0.4",
     batch: Batch = 1,
     export: Annotated[Optional[str], typer.Option("--export", help=EXPORT_HELP)] = None,
     out: Annotated[Optional[str], typer.Option("--out", "-o", help="With --export: the directory to create (one folder per row, named by its id, plus manifest.json).")] = None,
@@ -63,6 +64,9 @@ def command(
     from ...theory.shapes import MAX_DEPTH
     from ...loop.sweep import sweep_many
 
+    if depths is not None and count_rows is not None:
+        warn(f"--depths {depths} gives the rows: --count {count_rows} is ignored")
+    count_rows = DEFAULT_COUNT if count_rows is None else count_rows
     if plot is not None:  # checked before any work: a bad path or no matplotlib fails at once
         from ...output.plot import check_output_path, require_matplotlib
 
@@ -73,6 +77,7 @@ def command(
         training = training_tokens(tokens)
         tokens = None
     source, values = budgets(params, flops, tokens)
+    values = distinct(values, f"--{source}", "the budgets")  # a repeat would repeat every id (and break fit --sweep joins)
     if arch is None:
         arch = "vanilla"
         if export is not None:
@@ -88,18 +93,19 @@ def command(
         target(fmt)  # an unknown format fails before the sweep is computed
     options = plan_options(arch, None, head_dim, ffn_mult, gated, experts, top_k, vocab, tied, budget_count, multiple,
                            ffn_multiple, tp, "levine-fit", rule_file, context, c2_reading.value)
-    chosen = parse_int_list(depths, "--depths", 1, MAX_DEPTH) if depths is not None else None
+    chosen = distinct(parse_int_list(depths, "--depths", 1, MAX_DEPTH), "--depths", "the depths") if depths is not None else None
     if source == "tokens":  # each budget N came from its token count D = 20·N: that is also its training length
         from ...budgets import TOKENS_PER_PARAM
 
         training = [float(TOKENS_PER_PARAM * v) for v in values]
-    spec = None
-    if training is not None:
-        from ...cost.run import RunSpec
+    from ..training import run_spec
 
-        spec = RunSpec(tokens=None, gpu=gpu, gpus=gpus, tp=tp, pp=pp, zero=zero, recompute=recompute.strip().lower(),
-                       mfu=mfu, context=context, batch=batch)  # every option checked before the sweep is computed
-    rows = sweep_many(values, options, chosen, count_rows, kv_heads=kv_heads, kv_ratio=kv_ratio)
+    # every run option checked before the sweep is computed, with or without --tokens (as plan does)
+    spec = run_spec(None, gpu, gpus, tp, pp, zero, recompute, mfu, context, batch)
+    if training is None:
+        spec = None
+    with as_typed(values):
+        rows = sweep_many(values, options, chosen, count_rows, kv_heads=kv_heads, kv_ratio=kv_ratio)
     if spec is not None:
         from dataclasses import replace
 
@@ -111,7 +117,12 @@ def command(
         warn(line)
     if fmt is not None:
         from ...loop.export import write_configs
-        from ...output import plain
+        from ...output import check_field, plain
+        from ...output.writers import check_table_rows
+
+        if rows:  # every output option checked before the directory is written (issue 34: --field bogus wrote it, then exit 2)
+            check_field(rows[0], field)
+        check_table_rows(len(rows), format.value, field)
 
         write_configs(list(zip([r.id for r in rows], rows.architectures)), fmt, out, force, [plain(r) for r in rows],
                       context=context, tp=tp)
@@ -134,9 +145,10 @@ def _plot(rows, values, options, path) -> None:
 
 
 def training_tokens(texts: list[str]) -> list[float]:
-    """--tokens given with --params/--flops: one training length (tokens) for every row."""
-    from ...budgets import parse_quantity
+    """--tokens given with --params/--flops: one training length (tokens) for every row, in plan's
+    range (training._token_count: 1 to 1e60)."""
+    from ..training import _token_count
 
     if len(texts) != 1 or texts[0] == "-":
         raise InputError("--tokens", " ".join(texts), "with --params or --flops, give one training length (tokens) for every row")
-    return [float(parse_quantity(texts[0], "token count"))]
+    return [_token_count(texts[0])]
