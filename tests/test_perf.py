@@ -146,7 +146,16 @@ def test_cost_command_fields(run):
     assert lay["tp"] * lay["pp"] * lay["dp"] * lay["cp"] == 64
     assert math.isclose(r["train_days"] * 86400 * r["tokens_per_second"], 2e11, rel_tol=1e-9)
     assert math.isclose(r["train_gpu_hours"], r["train_days"] * 24 * 64, rel_tol=1e-9)
-    assert r["decode_seconds_per_token"] > 0 and r["prefill_seconds"] > 0 and r["loss_vs_best"] is None
+    assert r["decode_seconds_per_token"] > 0 and r["prefill_seconds"] > 0
+    # the loss model's penalty (docs/loss.md): k·ln(L/L*(N))² with N the total count, inside its interval
+    from depthwidth.cost.loss import SHIPPED
+
+    total = r["params_nonembedding"] + r["params_embedding"]
+    optimum = math.exp(SHIPPED.a + SHIPPED.b * math.log(total / 1e9))
+    assert math.isclose(r["loss_vs_best"], math.exp(SHIPPED.ln_k) * math.log(32 / optimum) ** 2, rel_tol=1e-9)
+    assert r["loss_vs_best_low"] <= r["loss_vs_best"] <= r["loss_vs_best_high"]
+    # and the time to the best shape's loss is at least its own training time
+    assert r["time_to_target_days"] >= r["train_days"]
     assert 0 < r["mfu"] <= r["hfu"] < 1
 
 

@@ -75,6 +75,7 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
         days, hours = seconds / 86400, seconds * gpus / 3600
         notes.append(BILLED_NOTE)
     record = {
+        "params_nonembedding": blocks.params_nonembedding(arch), "params_embedding": blocks.params_embedding(arch),
         "gpu": hw.name, "gpus": gpus, "context": cluster.context, "global_batch": batch,
         "layout": {k: layout[k] for k in ("tp", "pp", "dp", "cp", "micro_batch", "recompute", "zero")},
         "interleave": layout["interleave"],

@@ -40,7 +40,7 @@ COLUMNS = (
     ("width", "width", lambda v: f"{v:,}"),
     ("heads (KV)", "heads", None),  # heads and kv_heads in one cell
     ("params", None, None),  # the count the budget limits (plan.budget_count)
-    ("loss vs best", "loss_vs_best", lambda v: f"{v:+.3f}"),
+    ("loss vs best", "loss_vs_best", lambda v: f"{v:+.1%}"),
     ("MFU", "mfu", lambda v: f"{v:.2f}"),
     ("tok/s/GPU", "tokens_per_second", lambda v: fmt_count(v)),
     ("target days", "time_to_target_days", _days),
@@ -139,7 +139,7 @@ def answer_lines(plan, width: int) -> list[str]:
     known = []
     loss = getattr(plan, "recommended_loss_vs_best", None)
     if loss is not None:
-        known.append(f"loss {loss:+.3f} vs best")
+        known.append(f"loss {loss:+.1%} vs best")
     target = getattr(plan, "recommended_time_to_target_days", None)
     if target is not None:
         known.append(f"{_days(target)} days to target")
