@@ -9,17 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from depthwidth.arch import blocks
-from depthwidth.arch.blocks import (
-    PRESETS,
-    Architecture,
-    ffn_size,
-    flops_per_token,
-    kv_bytes_per_token,
-    params_active,
-    params_embedding,
-    params_nonembedding,
-    preset,
-)
+from depthwidth.arch.blocks import Architecture, flops_per_token, kv_bytes_per_token, params_active, params_embedding, params_nonembedding
+from depthwidth.arch.presets import PRESETS, ffn_size, preset
 from depthwidth.errors import InputError
 
 

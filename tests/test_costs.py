@@ -27,7 +27,7 @@ import math
 import numpy as np
 import pytest
 
-from depthwidth.arch import blocks
+from depthwidth.arch import blocks, presets
 
 from depthwidth.cost import run as costs
 from depthwidth.arch.blocks import Architecture
@@ -94,7 +94,7 @@ def test_logits_are_six_v_d_per_token_and_none_without_a_vocabulary():
 
 def test_moe_flops_use_the_active_experts():
     """Mixtral-like: 2 of 8 experts per token; the FLOPs count the router and 2 experts only."""
-    moe = blocks.preset("mixtral").architecture(32, 4096)
+    moe = presets.preset("mixtral").architecture(32, 4096)
     per_layer_active = (2 * 4096 * 4096 + 2 * 4096 * 8 * 128) + 2 * 3 * 4096 * 14336 + 4096 * 8
     expected = 6 * 32 * per_layer_active + 12 * 32 * 32 * 128 * 2048 + 6 * 32000 * 4096
     assert run_costs(moe, RunSpec()).train_flops_per_token == expected
@@ -277,7 +277,7 @@ def test_kv_cache_per_sequence_gqa_mla_and_encoder_only():
     c = run_costs(llama70, RunSpec(context=4096, batch=8))
     assert c.kv_cache_bytes_per_sequence == 2 * 80 * 8 * 128 * 2 * 4096  # K and V, 8 KV heads, bf16
     assert c.inference_kv_cache_bytes == 8 * c.kv_cache_bytes_per_sequence
-    deepseek = blocks.preset("deepseek").architecture(61, 7168)
+    deepseek = presets.preset("deepseek").architecture(61, 7168)
     assert run_costs(deepseek, RunSpec()).kv_cache_bytes_per_sequence == 61 * (512 + 64) * 2 * 2048  # latent + rope key
     encoder = dataclass_replace(blocks.vanilla(12, 768, 12), encoder_only=True)
     e = run_costs(encoder, RunSpec())

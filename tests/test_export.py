@@ -23,7 +23,7 @@ from depthwidth.arch import blocks
 from depthwidth.loop import export
 
 from depthwidth import staging
-from depthwidth.arch.blocks import preset
+from depthwidth.arch.presets import preset
 from depthwidth.errors import EnvironmentFailure, InputError
 from depthwidth.arch.hardware import Constraints
 from depthwidth.advice.planner import PlanOptions, Spending, plan

@@ -20,7 +20,7 @@ if not os.environ.get("DEPTHWIDTH_TRANSFORMERS"):
 transformers = pytest.importorskip("transformers")
 from transformers import AutoConfig, GPT2Config, LlamaConfig, MistralConfig, MixtralConfig, Qwen2Config  # noqa: E402
 
-from depthwidth.arch import blocks  # noqa: E402
+from depthwidth.arch import blocks, presets  # noqa: E402
 
 from depthwidth.loop import export
 
@@ -142,7 +142,7 @@ def test_export_loads_in_transformers_and_reads_back(fmt, shape, tmp_path):
     record = export_json([shape, "--to", fmt, "--out", str(out)])
     assert record["path"] == str(out / "config.json") and os.path.isfile(record["path"])
     parts = [int(p) for p in shape.split("x")]
-    head_size = blocks.preset(PRESET_OF[fmt]).head_dim
+    head_size = presets.preset(PRESET_OF[fmt]).head_dim
     heads = parts[2] if len(parts) == 3 else parts[1] // head_size  # an explicit H, else the preset's head size
     assert (record["depth"], record["width"], record["heads"]) == (parts[0], parts[1], heads)
     assert record["head_dim"] == parts[1] // heads
@@ -202,7 +202,7 @@ def test_export_plan_matches_plan_and_reads_back(fmt, budget, tmp_path):
 
 
 def test_grouped_kv_heads_refused_by_formats_without_them():
-    block = blocks.preset("gpt2").architecture(12, 768, kv_heads=4)
+    block = presets.preset("gpt2").architecture(12, 768, kv_heads=4)
     with pytest.raises(InputError, match="multi-head attention only"):
         export.config_for(block, "hf-gpt2")
     with pytest.raises(InputError, match="multi-head attention only"):

@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from depthwidth.arch.blocks import Architecture, preset
+from depthwidth.arch.blocks import Architecture
+from depthwidth.arch.presets import preset
 from depthwidth.arch.hardware import Constraints, is_prime, tp_sizes, violations
 from depthwidth.advice.planner import PlanOptions, Spending, plan
 

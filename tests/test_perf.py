@@ -125,7 +125,7 @@ def test_full_recomputation_costs_a_forward_pass():
 
 def test_billed_ratios_recomputed():
     """The billed/predicted ratios printed next to every time are this model's (published GPU-hours)."""
-    from depthwidth.arch.blocks import preset
+    from depthwidth.arch.presets import preset
     from depthwidth.cost.billed import BILLED_RATIOS, PUBLISHED_TOTALS
 
     shapes = {"Llama 2 7B": preset("llama").architecture(32, 4096, kv_heads=32, vocab=32000, ffn_mult=1.0),
@@ -167,7 +167,7 @@ def test_cost_fixed_values_stay(run):
 
 def test_mfu_overrides_the_model(run):
     r = parse_json(run(["cost", "24x2048", "--gpus", "8", "--mfu", "0.4", "--format", "json"]))[0]
-    from depthwidth.arch.blocks import preset
+    from depthwidth.arch.presets import preset
     from depthwidth.cost.run import train_flops_per_token
 
     per_token = train_flops_per_token(preset("vanilla").architecture(24, 2048), 2048)

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from depthwidth.arch import blocks
+from depthwidth.arch import blocks, presets
 from depthwidth.advice.brief import FIELDS, brief_columns
 from depthwidth.advice.planner import PlanOptions, Spending, plan
 
@@ -32,7 +32,7 @@ def gpt2_embedding(width: int, context: int, vocab: int = VOCAB) -> int:
 @pytest.mark.parametrize("depth, width", [(7, 1152), (10, 896), (12, 768), (48, 1600)])
 @pytest.mark.parametrize("context", [None, 1024, 4096])
 def test_the_gpt2_preset_counts_its_position_table(depth, width, context):
-    arch = blocks.preset("gpt2").architecture(depth, width, context)
+    arch = presets.preset("gpt2").architecture(depth, width, context)
     rows = 2048 if context is None else context  # None: blocks.DEFAULT_CONTEXT
     assert arch.position_params == rows * width
     assert blocks.params_embedding(arch) == gpt2_embedding(width, rows)
@@ -41,7 +41,7 @@ def test_the_gpt2_preset_counts_its_position_table(depth, width, context):
 
 @pytest.mark.parametrize("arch", ["vanilla", "llama", "mistral", "qwen2", "gemma", "mixtral", "deepseek"])
 def test_other_presets_have_no_table_and_ignore_the_context(arch):
-    block = blocks.preset(arch)
+    block = presets.preset(arch)
     width = 4 * block.head_dim * 8
     assert block.architecture(8, width, 1024) == block.architecture(8, width)
     assert block.architecture(8, width).position_params == 0

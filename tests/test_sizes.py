@@ -7,7 +7,8 @@ import sys
 import numpy as np
 import pytest
 
-from depthwidth.arch.blocks import PRESETS, params_nonembedding
+from depthwidth.arch.blocks import params_nonembedding
+from depthwidth.arch.presets import PRESETS
 from depthwidth.arch.spending import Spending
 
 

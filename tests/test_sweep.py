@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from depthwidth.arch.blocks import preset
+from depthwidth.arch.presets import preset
 from depthwidth.arch.hardware import Constraints, is_prime
 from depthwidth.advice.planner import PlanOptions, Spending
 from depthwidth.errors import InputError

@@ -100,7 +100,7 @@ def plan_many(budgets: Sequence[int], options: PlanOptions | None = None) -> Pla
     if any(b < 1 for b in values):
         raise ValueError("plan_many needs whole budgets >= 1")
     groups: dict = {}
-    for i, b in enumerate(values):  # the preset's published size of each budget (blocks.Preset.sizes)
+    for i, b in enumerate(values):  # the preset's published size of each budget (presets.Preset.sizes)
         groups.setdefault(options.spending.at_budget(b).size, []).append(i)
     if len(groups) > 1:
         return _merged(values, {size: ([values[i] for i in rows], rows) for size, rows in groups.items()}, options)

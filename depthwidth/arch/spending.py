@@ -28,12 +28,12 @@ class Spending:
     overrides: tuple[tuple[str, object], ...] = ()
     count: str = "total"
     context: int | None = None
-    size: int | None = None  # which of the preset's published sizes (``blocks.Preset.sizes``); None: the preset's own
+    size: int | None = None  # which of the preset's published sizes (``presets.Preset.sizes``); None: the preset's own
 
     @property
     def block(self):
-        """The preset at this Spending's size (``blocks.Preset.at_size``)."""
-        from .blocks import preset
+        """The preset at this Spending's size (``presets.Preset.at_size``)."""
+        from .presets import preset
 
         return preset(self.arch).at_size(self.size)
 
@@ -41,19 +41,19 @@ class Spending:
         """This Spending with the preset's size for a budget of ``budget`` parameters (the block a family
         publishes at that size); the user's overrides stay final."""
         from dataclasses import replace
-        from .blocks import preset
+        from .presets import preset
 
         size = preset(self.arch).size_index(budget)
         return self if size == self.size else replace(self, size=size)
 
     def architecture(self, depth: int, width: int):
-        """The concrete architecture of this block at (depth, width) (``blocks.Preset.architecture``)."""
+        """The concrete architecture of this block at (depth, width) (``presets.Preset.architecture``)."""
         return self.block.architecture(depth, width, self.context, **dict(self.overrides))
 
     @property
     def learns_positions(self) -> bool:
         """Whether the block has a learned position table (its rows: ``position_rows``)."""
-        from .blocks import PRESETS
+        from .presets import PRESETS
 
         found = PRESETS.get(self.arch)
         return bool(found and found.learned_positions)

@@ -277,7 +277,7 @@ def budgets(params, flops, tokens) -> tuple[str, list[int]]:
 def plan_options(arch, kv_heads, head_dim, ffn_mult, gated, experts, top_k, vocab, tied, count, multiple, ffn_multiple, tp,
                  rule, rule_file, context, reading="consistent"):
     """The planner's options from the command line (the block preset is checked by name here)."""
-    from ..arch.blocks import PRESETS
+    from ..arch.presets import PRESETS
     from ..arch.hardware import Constraints
     from ..advice.planner import PlanOptions, Spending
 
@@ -289,7 +289,7 @@ def plan_options(arch, kv_heads, head_dim, ffn_mult, gated, experts, top_k, voca
     given = dict(kv_heads=kv_heads, head_dim=head_dim, ffn_mult=ffn_mult, gated=gated, experts=experts, top_k=top_k,
                  vocab=vocab, tied=tied)
     overrides = tuple(sorted((k, v) for k, v in given.items() if v is not None))
-    # the preset's head size and feed-forward rounding follow the size of each budget (blocks.Preset.sizes):
+    # the preset's head size and feed-forward rounding follow the size of each budget (presets.Preset.sizes):
     # only the user's own values are constraints
     constraints = Constraints(multiple=multiple, head_dim=head_dim, ffn_multiple=ffn_multiple, tp=tp)
     return PlanOptions(spending=Spending(name, overrides, getattr(count, "value", count)), constraints=constraints,

@@ -33,8 +33,8 @@ import os
 from dataclasses import dataclass, replace
 
 from . import trainformats
-from ..arch.blocks import (DEFAULT_CONTEXT, PRESETS, Architecture, params_active, params_embedding, params_nonembedding,
-                     position_table_note, preset)
+from ..arch.blocks import DEFAULT_CONTEXT, Architecture, params_active, params_embedding, params_nonembedding, position_table_note
+from ..arch.presets import PRESETS, preset
 from ..errors import InputError
 
 MAX_CONTEXT = 2**31 - 1  # stored as a 32-bit integer by trainers and kernels
@@ -205,7 +205,7 @@ def plan_architecture(budget: int, fmt: str, options) -> Architecture:
 def learned_positions(block: Architecture, context: int) -> int:
     """Rows of the learned position table a GPT-2 config gets: a catalogue model's own (GPT-2's
     1024), else the context the file is written with: a plain block's (nanoGPT, Megatron-LM) and
-    the gpt2 preset's, whose table is context rows by definition (``blocks.Preset.position_rows``;
+    the gpt2 preset's, whose table is context rows by definition (``presets.Preset.position_rows``;
     plan, sweep and export build it at the same --context, so this is the block's own table)."""
     family = PRESETS.get(block.family)
     if not block.position_params or (family is not None and family.learned_positions):

@@ -37,11 +37,11 @@ WIDENED_MARGIN = 2.5  # a default sweep may reach at most 2.5 times the top of t
 GROWTH = 1.25  # ... widening the band by this factor at a time, on both sides
 MAX_POOL_WIDTHS = 240  # widths looked at per band: all of them when fewer, else this many log-spaced
 WIDTH_SPAN = 12  # widths tried on each side of the ideal one, in steps of the width unit (a requested depth)
-# heads / kv_heads of each preset's reference model (blocks.PRESETS sources): Llama 3 8B 32/8 and Llama 2 70B
+# heads / kv_heads of each preset's reference model (presets.PRESETS sources): Llama 3 8B 32/8 and Llama 2 70B
 # 64/8 (meta-llama config.json), Mistral-7B and Mixtral-8x7B 32/8, Qwen2-7B 28/4; GPT-2, Gemma-7B and the
 # paper's block are multi-head (1). DeepSeek's latent attention has no key/value heads (None).
 PRESET_KV_RATIO = {"vanilla": 1, "gpt2": 1, "gemma": 1, "llama": 4, "mistral": 4, "mixtral": 4, "qwen2": 7, "deepseek": None}
-# ... and of the published sizes (blocks.Preset.sizes, same sources): Llama 3.2 1B 32/8, 3B 24/8; Qwen2.5-0.5B 14/2, 1.5B 12/2
+# ... and of the published sizes (presets.Preset.sizes, same sources): Llama 3.2 1B 32/8, 3B 24/8; Qwen2.5-0.5B 14/2, 1.5B 12/2
 SIZE_KV_RATIO = {("llama", 0): 4, ("llama", 1): 3, ("qwen2", 0): 7, ("qwen2", 1): 6}
 # layouts a default sweep falls back to when the preset's own give fewer distinct widths within the tolerance
 # (a finer head multiple: widths in finer steps): 2 query heads per key/value head, then multi-head attention
@@ -249,7 +249,7 @@ def sweep(budget: int, options: PlanOptions | None = None, depths: list[int] | N
     ``count`` shapes spread over the plan's depth band, one per depth and one per width, every one
     within the tolerance (``default_shapes``); a shortfall is a line in ``skipped`` saying why.
     Rows come out in increasing depth. The block is the preset's at this budget's size
-    (``blocks.Preset.sizes``).
+    (``presets.Preset.sizes``).
 
     ``kv_heads``/``kv_ratio`` fix the attention layout. Without either, the preset's ratio is held
     (Llama: 4 query heads per key/value head); the preset's own key/value count held fixed (Llama: 8),

@@ -79,7 +79,7 @@ def command(
 
 def _architectures(texts, configs, arch, context, overrides):
     """(name, blocks.Architecture) of every shape text and config file, all checked first."""
-    from ...arch.blocks import preset
+    from ...arch.presets import preset
     from ...errors import InputError
     from ..inputs import bounded_number, resolve_shapes
 
