@@ -363,3 +363,16 @@ def test_gpt2_params_embedding_holds_the_position_table(tmp_path):
     assert record["params_embedding"] == 50257 * 768 + 2048 * 768
     readme = (ROOT / "README.md").read_text()
     assert "position embeddings not included" not in readme
+
+
+@pytest.mark.parametrize("budget", ["1e13", "1e20", "1e25", "1e30"])
+def test_a_sweep_past_the_evidence_prints_only_shapes_bounds_accepts(budget):
+    """Issue 34's principle for sweeps too: past all published evidence the band only extrapolates
+    published d/L (3,111,284 layers at 1e25 in the issue; the sweep printed 6,474,823); the sweep
+    then brackets the threshold rule's minimal depth (bounds refuses depths above 10^6)."""
+    rows = parse_json(run(["sweep", "-p", budget, "--format", "json"]))
+    plan = first(parse_json(run(["plan", "-p", budget, "--format", "json"])))
+    depths = [r["depth"] for r in rows]
+    assert rows and max(depths) <= 2 * plan["min_depth"] and min(depths) >= plan["min_depth"]
+    shapes = [f"{r['depth']}x{r['width']}x{r['heads']}" for r in rows]
+    assert run(["bounds", *shapes, "--format", "json"]).code == 0

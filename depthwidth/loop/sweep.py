@@ -31,6 +31,7 @@ from ..advice.planner import MAX_PLAN_WIDTH, PlanOptions
 from ..arch.snapping import BUDGET_TOLERANCE, FAR_FROM_BUDGET, Snapped, valid_arch
 from ..arch.spending import LayoutSpending, Quadratic, Spending, _through, block_min_depth  # noqa: F401
 from ..theory.separation import min_depth
+from ..theory.shapes import MAX_DEPTH
 
 MAX_SWEEP_ROWS = 1000
 WIDENED_MARGIN = 2.5  # a default sweep may reach at most 2.5 times the top of the plan's depth band
@@ -319,17 +320,22 @@ def _sweep_layout(budget: int, options: PlanOptions, spending: LayoutSpending, d
                            f"from the budget (flagged in within_tolerance and note): {{flagged}}; with "
                            f"{layout_text(spending)}, widths come in steps of {family.unit}")
         return chosen, skipped, spending, (0, math.inf)
-    from ..advice.evidence import depth_band
+    from ..advice.evidence import beyond_evidence, depth_band
 
     width_at_depth = lambda L: model.width(budget, L)
-    lo, hi = depth_band(budget, lowest, width_at_depth).depth_band
+    band = depth_band(budget, lowest, width_at_depth)
+    lo, hi = band.depth_band
+    if beyond_evidence(budget, band):  # the band only extrapolates published d/L (issue 34): bracket the threshold shape
+        lo, hi = lowest, 2 * lowest
+        skipped.append(f"budget {budget:.3g}: no published evidence reaches this size (plan recommends the threshold "
+                       f"rule's shape); the sweep spreads its depths from the minimal depth {lowest} to {hi}")
     if options.rule_file:  # the user's fitted rule: its depth joins the band
         from ..advice.user_rules import rule_from_file
 
         optimum = rule_from_file(options.rule_file).recommend(budget, width_at_depth)
         if optimum is not None and math.isfinite(optimum[0]):
             lo, hi = min(lo, max(lowest, round(optimum[0]))), max(hi, max(lowest, round(optimum[0])))
-    widest = max(lowest, math.floor(WIDENED_MARGIN * hi))
+    widest = min(MAX_DEPTH, max(lowest, math.floor(WIDENED_MARGIN * hi)))  # never a depth bounds would refuse
     chosen, (start, stop) = default_shapes(family, lowest, lo, hi, widest, count)
     finer = [flag for flag, coarse in (("--multiple", (constraints.multiple or 1) > 1), ("--head-dim", spending.head_dim > 32),
                                        ("--kv-ratio", spending.heads_unit > 1), ("--tp", constraints.tp > 1)) if coarse]
