@@ -261,7 +261,7 @@ export.write_configs(rows, "hf-gpt2", sys.argv[1], False, [])
 def test_a_signal_during_a_directory_export_leaves_nothing(sig, code, after, tmp_path):
     """Issue 25: SIGTERM during `sweep --export` left hidden .DIR.*.tmp folders (one with 325 of 1000 rows)."""
     out = tmp_path / "sweep"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(pathlib.Path(export.__file__).parents[1]),
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(pathlib.Path(export.__file__).parents[2]),
                                                          os.environ.get("PYTHONPATH", "")])}
     proc = subprocess.run([sys.executable, "-c", KILL_SCRIPT, str(out), sig, str(after)], capture_output=True,
                           text=True, env=env, timeout=120)
