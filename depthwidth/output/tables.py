@@ -99,9 +99,14 @@ def _fits(value) -> str:
 def _run_text(p) -> str:
     """The training run a plan's costs assume, in one cell."""
     r = p.run
-    parts = [f"{r['gpu']}", f"{r['gpus']:,} GPUs" + (" (one node: no --gpus)" if r.get("gpus_assumed") else "") if r["gpus"] else "no --gpus", f"tp {r['tp']}", f"pp {r['pp']}",
-             f"ZeRO {r['zero']}", f"recompute {r['recompute']}", f"MFU {r['mfu']:g}", f"context {r['context']:,}",
-             f"batch {r['batch']}"]
+    gpus = f"{r['gpus']:,} GPUs" + (" (one node: no --gpus)" if r.get("gpus_assumed") else "") if r["gpus"] else "no --gpus"
+    if r.get("mfu") is None:  # the performance model: each shape in its own best layout (issue 30)
+        fixed = ", ".join(f"{k} {v}" for k, v in (r.get("fixed_layout") or {}).items())
+        parts = [f"{r['gpu']}", gpus, "performance model, each shape in its best layout"
+                 + (f" (fixed: {fixed})" if fixed else ""), f"context {r['context']:,}", f"batch {r['batch']}"]
+    else:
+        parts = [f"{r['gpu']}", gpus, f"tp {r['tp']}", f"pp {r['pp']}", f"ZeRO {r['zero']}", f"recompute {r['recompute']}",
+                 f"MFU {r['mfu']:g}", f"context {r['context']:,}", f"batch {r['batch']}"]
     tokens = (f"{fmt_count(p.tokens)} tokens" + (" (no --tokens: 20/param, Hoffmann et al. 2022)" if r.get("tokens_assumed") else "")
               if p.tokens is not None else f"no --tokens (ranked at {fmt_count(r['ranking_tokens'])})")
     return tokens + "; " + ", ".join(parts)
