@@ -220,7 +220,9 @@ def sweep_tables(rows):
     layout = getattr(rows, "layout", "")
     yield _notes(([f"attention layout: {layout}"] if layout else [])
                  + [f"{r.id}: {r.note}" for r in rows if r.note]
-                 + (["costs: costs.run_costs with the --tokens, --gpu, --gpus, --tp, --pp, --zero, --recompute, --mfu and "
+                 + ([("costs: each row in its best layout on --gpus (one node without) of --gpu, timed by the performance "
+                      "model (docs/performance.md; JSON: mfu, tokens_per_second, layout)") if any(getattr(r, "mfu", None) for r in rows)
+                     else "costs: costs.run_costs with the --tokens, --gpu, --gpus, --tp, --pp, --zero, --recompute, --mfu and "
                      "--context given (days need --gpus)"] if costs else [])
                  + ["train each row, fill in the loss column (CSV or JSON), then: depthwidth fit RESULTS --save rule.json"])
 

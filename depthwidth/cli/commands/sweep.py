@@ -9,7 +9,8 @@ from ...arch.hardware import DEFAULT_MULTIPLE
 from ..inputs import budgets, parse_int_list, plan_options
 from ..notices import warn
 from ..options import (PlotTo, Batch, C2Reading, Context, Count, Experts, FfnMult, FfnMultiple, Field, Fmt, Format, Gated, Gpu, Gpus,
-                       HeadDim, Mfu, Multiple, Pp, Reading, Recompute, RuleFile, Tied, Tokens, TopK, Tp, Vocab, Zero)
+                       HeadDim, MfuOverride, Multiple, Reading, RuleFile, SearchPp, SearchRecompute, SearchZero, Tied, Tokens, TopK,
+                       Tp, Vocab)
 
 EXPORT_HELP = "Also write one config per row under --out DIR/ID/: hf-llama, hf-mistral, hf-qwen2, hf-gpt2, hf-mixtral, nanogpt, litgpt or megatron."
 
@@ -38,10 +39,10 @@ def command(
     context: Context = DEFAULT_CONTEXT,
     gpu: Gpu = "h100",
     gpus: Gpus = None,
-    pp: Pp = 1,
-    zero: Zero = 1,
-    recompute: Recompute = "selective",
-    mfu: Mfu = 0.4,
+    pp: SearchPp = None,
+    zero: SearchZero = None,
+    recompute: SearchRecompute = None,
+    mfu: MfuOverride = None,
     batch: Batch = 1,
     export: Annotated[Optional[str], typer.Option("--export", help=EXPORT_HELP)] = None,
     out: Annotated[Optional[str], typer.Option("--out", "-o", help="With --export: the directory to create (one folder per row, named by its id, plus manifest.json).")] = None,
@@ -95,10 +96,14 @@ def command(
         training = [float(TOKENS_PER_PARAM * v) for v in values]
     spec = None
     if training is not None:
-        from ...cost.run import RunSpec
+        from ..training import run_spec
+        from .plan import _fixed_layout
 
-        spec = RunSpec(tokens=None, gpu=gpu, gpus=gpus, tp=tp, pp=pp, zero=zero, recompute=recompute.strip().lower(),
-                       mfu=mfu, context=context, batch=batch)  # every option checked before the sweep is computed
+        fixed = _fixed_layout(pp, zero, recompute)  # given: fixed; the rest searched by the performance model
+        if tp > 1:
+            fixed = (("tp", tp), *fixed)
+        spec = run_spec(None, gpu, gpus, tp, pp or 1, 1 if zero is None else zero, recompute or "selective", mfu or "0.4",
+                        context, batch)  # every option checked before the sweep is computed
     rows = sweep_many(values, options, chosen, count_rows, kv_heads=kv_heads, kv_ratio=kv_ratio)
     if spec is not None:
         from dataclasses import replace
@@ -106,7 +111,7 @@ def command(
         from ...loop.sweep_costs import costed
 
         per_budget = dict(zip(values, training if len(training) == len(values) else training * len(values)))  # one D, or one each
-        rows = costed(rows, [replace(spec, tokens=per_budget[r.budget]) for r in rows])
+        rows = costed(rows, [replace(spec, tokens=per_budget[r.budget]) for r in rows], None if mfu is not None else fixed)
     for line in rows.skipped:
         warn(line)
     if fmt is not None:
