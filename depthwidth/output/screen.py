@@ -166,8 +166,8 @@ def answer_lines(plan, width: int) -> list[str]:
 
 def billed_text(plan) -> str:
     """The billed-vs-predicted line: the ratio, its range and where it comes from (``billed_note`` in full in JSON)."""
-    return (f"these times are predicted; billed time is typically 1.0-2.6x them, {plan.billed_ratio:g}x on average "
-            "(published GPU-hours of Llama 2 7B, Llama 3 8B, Llama 3.1 405B against this model; docs/performance.md)")
+    return (f"expect 1.0-2.6x these predicted times ({plan.billed_ratio:g}x on average: published GPU-hours of "
+            "Llama 2 and 3 runs; docs/performance.md)")
 
 
 def layout_text(layout: dict) -> str:
