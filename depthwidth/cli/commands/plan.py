@@ -16,8 +16,9 @@ BRIEF_HINT = 1000  # more budgets than this without --brief: a warning points to
 
 def command(
     params: Params = None,
-    flops: Annotated[Optional[List[str]], typer.Option("--flops", help="Compute budget C in FLOPs. Alone: compute-optimal N = sqrt(C/120) "
-                                                                         "(C = 6ND, 20 tokens/param); with --tokens D: N = C/(6·D).")] = None,
+    flops: Annotated[Optional[List[str]], typer.Option("--flops", help="Compute budget C in FLOPs. Alone: compute-optimal, about 20 "
+                                                                         "tokens/param, N sized so the pick's costed FLOPs (attention and logits "
+                                                                         "included) are C; with --tokens D: N = C/(6·D).")] = None,
     tokens: Tokens = None,
     arch: Arch = "vanilla",
     kv_heads: KvHeads = None,
