@@ -47,6 +47,8 @@ def costed(rows: SweepRows, specs, fixed: tuple | None = ()) -> SweepRows:
 
             costs, extra = modeled_costs(arch, spec if spec.gpus else replace(spec, gpus=node_gpus(spec.gpu, spec.tp * spec.pp)), fixed)
             cost = {**record(costs), **extra}
+            if spec.gpus is None:  # searched on one node, but a sweep without --gpus gives no wall-clock days
+                cost["train_days"] = None
         values = {f.name: getattr(row, f.name) for f in fields(SweepRow)}
         values.update({name: cost[name] for name in COST_FIELDS})
         out.append(CostedSweepRow(**values))

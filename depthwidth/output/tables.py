@@ -175,9 +175,10 @@ def plan_explained(p):
                    "yes" if e["used"] else "no", "yes" if e["in_band"] else "no"] for e in p.evidence),
                  right={"depth", "width"})
     days = any(c.train_days is not None for c in p.candidates)
+    model = any(getattr(c, "mfu", None) is not None for c in p.candidates)  # the performance model's columns (issue 30)
     yield _table("Candidate shapes and what each costs", ["depth", "width", "heads (KV)", "ffn", "params", "d/L", "tp", "band", "regime",
                                                           "log3 sep lower", "loss vs best", "train FLOPs", "days" if days else "GPU-hours",
-                                                          "memory/GPU", "fits", "KV/seq"],
+                                                          "memory/GPU", "fits", "KV/seq"] + (["MFU", "ms/token"] if model else []),
                  ([str(c.depth), f"{c.width:,}", f"{c.heads} ({c.kv_heads})", f"{c.ffn:,}",
                    f"{fmt_count(getattr(c, p.budget_count))} ({c.budget_deviation:+.1%})", f"{c.aspect_ratio:.1f}", _tp_text(c.tp_sizes),
                    ("pick" if (c.depth, c.width) == (p.recommended_depth, p.recommended_width) else "in" if c.in_band else ""),
@@ -187,8 +188,10 @@ def plan_explained(p):
                    ("n/a" if c.train_days is None else f"{c.train_days:,.1f}") if days else
                    ("n/a" if c.train_gpu_hours is None else f"{c.train_gpu_hours:,.0f}"),
                    fmt_bytes(c.train_memory_per_gpu_bytes), _fits(c.fits_on_gpu), fmt_bytes(c.kv_cache_bytes_per_sequence)]
+                  + ([f"{c.mfu:.2f}", f"{c.decode_seconds_per_token * 1e3:.2f}"] if model else [])
                   for c in p.candidates),
-                 right={"depth", "width", "ffn", "params", "d/L", "log3 sep lower", "loss vs best", "train FLOPs", "days", "GPU-hours", "memory/GPU", "KV/seq"})
+                 right={"depth", "width", "ffn", "params", "d/L", "log3 sep lower", "loss vs best", "train FLOPs", "days", "GPU-hours", "memory/GPU",
+                        "KV/seq", "MFU", "ms/token"})
     yield _notes(p.notes)
 
 
