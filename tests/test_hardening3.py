@@ -182,7 +182,10 @@ def test_tables_fit_the_terminal_and_keep_every_number_whole(args, columns):
     assert not too_long, too_long[:3]
     assert max(len(line.rstrip()) for line in full.splitlines()) > columns  # --wide: the full table, wider than the terminal
     have, want = digit_tokens(text), digit_tokens(full)
-    missing = {t: n for t, n in want.items() if have[t] < n and len(t) <= columns}  # (a path longer than the terminal must fold)
+    # (a path longer than the terminal must fold). The plan screen drops its DROP_FIRST columns (MFU, ms/token) when
+    # narrow, by design (issue 32); with --explain their numbers still appear whole in the tables that follow.
+    dropped = "--explain" in args
+    missing = {t: n for t, n in want.items() if have[t] < (1 if dropped else n) and len(t) <= columns}
     assert not missing, missing  # every number of the full table, whole, as often
     assert not _json_numbers(args) - set(have), _json_numbers(args) - set(have)
 

@@ -110,11 +110,11 @@ def test_columns_appear_only_for_fields_the_records_carry():
     from depthwidth.output.screen import plan_screen
 
     p = make_plan(10**9)
-    assert "loss vs best" in plan_screen(p, 80)  # the loss model's field (issue 31) is carried: a column
-    bare = tuple(replace(c, loss_vs_best=None) for c in p.candidates)
-    assert "loss vs best" not in plan_screen(replace(p, candidates=bare), 80)  # none carried: no column, no n/a
-    assert "MFU " not in plan_screen(p, 80).split("Candidates")[1]
-    Extended = make_dataclass("Extended", [("mfu", float, 0.0)], bases=(type(p.candidates[0]),), frozen=True)
-    candidates = tuple(Extended(**c.__dict__, mfu=0.5) for c in p.candidates)
+    assert "loss vs best" in plan_screen(p, 80) and "MFU" in plan_screen(p, 80).split("Candidates")[1]  # the model's fields
+    bare = tuple(replace(c, loss_vs_best=None, mfu=None, tokens_per_second=None, decode_seconds_per_token=None) for c in p.candidates)
+    p = replace(p, candidates=bare)
+    assert "loss vs best" not in plan_screen(p, 80) and "MFU " not in plan_screen(p, 80).split("Candidates")[1]
+    Extended = make_dataclass("Extended", [("loss_vs_best", float, 0.0), ("mfu", float, 0.0)], bases=(type(p.candidates[0]),), frozen=True)
+    candidates = tuple(Extended(**{**c.__dict__, "loss_vs_best": 0.01 * i, "mfu": 0.5}) for i, c in enumerate(p.candidates))
     text = plan_screen(replace(p, candidates=candidates), 80)
-    assert "MFU" in text and "0.50" in text
+    assert "loss vs best" in text and "MFU" in text and "+0.0" in text

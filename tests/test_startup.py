@@ -4,6 +4,9 @@ Each case runs in a fresh interpreter, which runs the CLI in-process (``app(argv
 standalone_mode=False)``, output discarded) and then reports ``sorted(sys.modules)``.
 Scalar answers use ``math``: no NumPy, never SciPy; tables, CSV, JSON, JSONL and --field need
 no Pydantic (JSON is json.dumps of plain records); --help and --version load none of the three.
+Since issue 30, `plan` times every candidate by the performance model's layout search (NumPy arrays
+of layouts): its default path loads NumPy (never SciPy or Pydantic); with `--mfu` (the flat
+utilization) it stays the scalar path.
 """
 from __future__ import annotations
 
@@ -52,7 +55,7 @@ def test_import_depthwidth_alone_loads_nothing_heavy():
 
 def test_scalar_python_api_needs_no_numpy():
     report = loaded(f"import json, sys; sys.path.insert(0, {str(ROOT)!r}); import depthwidth\n"
-                    "depthwidth.bounds(12, 768, 12); depthwidth.plan(10**9)\n"
+                    "depthwidth.bounds(12, 768, 12); depthwidth.plan(10**9, depthwidth.PlanOptions(perf=False))\n"
                     "print(json.dumps({'modules': sorted(sys.modules)}))")
     assert not report["packages"] & HEAVY
 
@@ -63,8 +66,8 @@ def test_help_and_version_load_no_numpy_scipy_or_pydantic(argv):
 
 
 SCALAR = {
-    "plan": ["plan", "--params", "1e9"],
-    "plan, two budgets": ["plan", "--params", "350M", "--params", "1.3B"],
+    "plan": ["plan", "--params", "1e9", "--mfu", "0.4"],
+    "plan, two budgets": ["plan", "--params", "350M", "--params", "1.3B", "--mfu", "0.4"],
     "bounds": ["bounds", "12x768", "24x1024x16"],
     "compare": ["compare", "--deep", "12x768", "--shallow", "6x1086"],
     "equiv": ["equiv", "--deep", "6x1000x16", "--depth", "2,3"],
@@ -85,13 +88,22 @@ def test_scalar_json_loads_no_numpy_scipy_or_pydantic(argv, fmt):
 
 
 def test_scalar_field_loads_no_numpy_scipy_or_pydantic():
-    assert not cli_modules(["plan", "--params", "1e9", "--field", "width"]) & HEAVY
+    assert not cli_modules(["plan", "--params", "1e9", "--mfu", "0.4", "--field", "width"]) & HEAVY
+
+
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_plan_with_the_performance_model_loads_numpy_but_not_scipy_or_pydantic(fmt):
+    """The default plan searches each candidate's layout over NumPy arrays (issue 30); the check
+    above can fail: without --mfu NumPy is loaded."""
+    packages = cli_modules(["plan", "--params", "1e9", "--format", fmt])
+    assert "numpy" in packages
+    assert not packages & {"scipy", "pydantic"}
 
 
 @pytest.mark.skipif(importlib.util.find_spec("typer._click") is None, reason="this Typer runs on the click package")
 def test_plan_table_loads_no_second_click():
     """Recent Typer vendors Click as typer._click; loading the separate click package too costs ~15 ms."""
-    assert not cli_modules(["plan", "--params", "1e9"]) & (HEAVY | {"click"})
+    assert not cli_modules(["plan", "--params", "1e9", "--mfu", "0.4"]) & (HEAVY | {"click"})
 
 
 def test_grid_uses_numpy_but_not_scipy_or_pydantic():
@@ -121,7 +133,7 @@ def main_modules(argv: list[str]) -> set[str]:
     return set(report["modules"])
 
 
-@pytest.mark.parametrize("argv", [["plan", "--params", "1e9"], ["plan", "--params", "1e9", "--format", "json"],
+@pytest.mark.parametrize("argv", [["plan", "--params", "1e9", "--mfu", "0.4"], ["plan", "--params", "1e9", "--mfu", "0.4", "--format", "json"],
                                   ["bounds", "12x768", "--format", "json"]])
 def test_main_builds_only_the_command_it_runs_and_never_loads_pydantic(argv):
     modules = main_modules(argv)

@@ -194,7 +194,8 @@ def run_memory(r, gpus: int, context: int = 2048) -> int:
 
 
 def test_sweep_rows_carry_the_costs_of_their_training_run():
-    proc = ok("sweep", "--params", "1e9", "--arch", "llama", "--count", "3", "--tokens", "2e10", "--gpus", "8", "--format", "json")
+    proc = ok("sweep", "--params", "1e9", "--arch", "llama", "--count", "3", "--tokens", "2e10", "--gpus", "8", "--format", "json",
+              "--mfu", "0.4", "--pp", "1", "--zero", "1", "--recompute", "selective")  # the flat-MFU time (the model's: test_plan_model.py)
     rows = json.loads(proc.stdout)
     assert list(rows[0])[-1] == "loss"
     for r in rows:
@@ -210,14 +211,17 @@ def test_sweep_rows_carry_the_costs_of_their_training_run():
 
 
 def test_costs_without_gpus_have_no_days_and_tokens_alone_are_the_budget():
-    rows = json.loads(ok("sweep", "--tokens", "2e10", "--arch", "llama", "--count", "2", "--format", "json").stdout)
+    rows = json.loads(ok("sweep", "--tokens", "2e10", "--arch", "llama", "--count", "2", "--format", "json", "--mfu", "0.4").stdout)
     assert all(r["budget"] == 10**9 and r["tokens"] == 2e10 and r["train_days"] is None for r in rows)  # N = D / 20
     assert all(r["train_memory_per_gpu_bytes"] == run_memory(r, 1) for r in rows)
     plain = json.loads(ok("sweep", "--params", "1e9", "--count", "2", "--format", "json").stdout)
     assert all("tokens" not in r and "train_flops" not in r for r in plain)
     header = ok("sweep", "--params", "1e9", "--count", "2", "--tokens", "2e10", "--format", "csv").stdout.splitlines()[0]
-    assert header.endswith("tokens,train_flops,train_gpu_hours,train_days,train_memory_per_gpu_bytes,fits_on_gpu,"
-                           "kv_cache_bytes_per_sequence,loss")
+    assert "tokens,train_flops,train_gpu_hours,train_days,train_memory_per_gpu_bytes,fits_on_gpu,kv_cache_bytes_per_sequence,mfu," in header
+    assert header.endswith("decode_seconds_per_token,loss")  # the performance model's fields (issue 30), loss last
+    rows = json.loads(ok("sweep", "--tokens", "2e10", "--arch", "llama", "--count", "2", "--format", "json").stdout)
+    assert all(r["train_days"] is None and 0 < r["mfu"] < 1 and r["layout"]["dp"] * r["layout"]["tp"] * r["layout"]["pp"] == 8
+               for r in rows)  # searched on one node of 8 H100s; no --gpus: no days
 
 
 # ---- export ----------------------------------------------------------------------------------------

@@ -68,7 +68,8 @@ def advice(budget, options, theory, planned, recommended, optimum, rule, candida
     spec = cost.spec
     if rec.depth % spec.pp:
         warnings.append(f"--pp {spec.pp} does not divide the recommended depth {rec.depth}: the most loaded pipeline "
-                        f"stage holds {-(-rec.depth // spec.pp)} layers")
+                        f"stage holds {-(-rec.depth // spec.pp)} layers, and every shape is costed with its own imbalance "
+                        f"(the pick's time x{-(-rec.depth // spec.pp) * spec.pp / rec.depth:.3f} against an even split)")
     if not cost.tokens_given:
         notes.append(f"no --tokens: every cost is at the compute-optimal {cost.ranking.tokens:.3g} tokens "
                      "(20 per parameter, Hoffmann et al. 2022), the length the shapes were ranked at")

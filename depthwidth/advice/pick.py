@@ -6,7 +6,8 @@ the band [lo, hi] comes from the in-range evidence at the budget (``evidence.dep
 candidates are valid snapped shapes (``snapping.snap_width``) at the depths of the band; the pick is
 the one that reaches the best shape's loss soonest under the plan's run (``target.py``: the loss
 model's penalty turned into extra tokens by the loss law, times the shape's own training time by
-``costs.run_costs``; ``--prefer``, ``--loss-tolerance``). Without a training length the ranking
+the performance model, ``cost/modeled.py``: each shape in its best layout on the cluster; ``--mfu``:
+``costs.run_costs`` at that flat utilization; ``--prefer``, ``--loss-tolerance``). Without a training length the ranking
 assumes the compute-optimal 20 tokens per parameter (Hoffmann et al. 2022), and without a GPU count
 one node of the accelerator (``hardware.node_gpus``); the printed costs are the ones ranked by, at
 those assumptions (``run.tokens_assumed``, ``run.gpus_assumed`` say so; issue 32).
@@ -33,16 +34,31 @@ class Costing:
     ranking: object
     tokens_given: bool
     gpus_given: bool = True
+    model: bool = False  # time from the performance model (cost/modeled.py); False: the flat --mfu
+    fixed: tuple = ()  # the layout fields the user fixed ((name, value) pairs); the rest searched
 
-    def costs(self, arch):
-        """run_costs of ``arch`` under the ranking spec (memoized per shape)."""
-        from ..cost.run import run_costs
-
+    def _costed(self, arch):
         key = (arch.depth, arch.width, arch.heads, arch.kv_heads, arch.ffn)
         cache = self.__dict__.setdefault("_cache", {})
         if key not in cache:
-            cache[key] = run_costs(arch, self.ranking)
+            if self.model:
+                from ..cost.modeled import modeled_costs
+
+                cache[key] = modeled_costs(arch, self.ranking, self.fixed)
+            else:
+                from ..cost.run import run_costs
+
+                cache[key] = (run_costs(arch, self.ranking), {})
         return cache[key]
+
+    def costs(self, arch):
+        """The RunCosts of ``arch`` under the ranking spec: its best layout's, timed by the performance model,
+        or run_costs at the flat --mfu (memoized per shape)."""
+        return self._costed(arch)[0]
+
+    def model_fields(self, arch) -> dict:
+        """The performance model's fields of ``arch`` (``modeled.MODEL_FIELDS``; empty with --mfu)."""
+        return dict(self._costed(arch)[1])
 
     def ranked(self, arch, count: int, budget: int):
         """The costs the consensus compares: GPU-hours and training memory scaled by budget / the
@@ -74,9 +90,10 @@ class Costing:
         return cost_fields(self.costs(arch))
 
 
-def costing(run, budget: int, tokens: float | None, context: int) -> Costing:
+def costing(run, budget: int, tokens: float | None, context: int, model: bool = False, fixed: tuple = ()) -> Costing:
     """The Costing of a plan: ``run`` (a costs.RunSpec or None for the defaults) at the plan's context,
-    with ``tokens`` (None: no training length; ranking at 20 tokens per parameter)."""
+    with ``tokens`` (None: no training length; ranking at 20 tokens per parameter); ``model``: time every
+    shape by the performance model in its best layout (``fixed``: the layout fields given)."""
     from ..cost.run import RunSpec
 
     from ..arch.hardware import node_gpus
@@ -85,7 +102,7 @@ def costing(run, budget: int, tokens: float | None, context: int) -> Costing:
     ranking = spec if tokens is not None else replace(spec, tokens=float(TOKENS_PER_PARAM * budget))
     if spec.gpus is None:
         ranking = replace(ranking, gpus=node_gpus(spec.gpu, spec.tp * spec.pp))
-    return Costing(spec, ranking, tokens is not None, spec.gpus is not None)
+    return Costing(spec, ranking, tokens is not None, spec.gpus is not None, model, tuple(fixed))
 
 
 def band_depths(lo: int, hi: int, most: int = MOST_BAND_DEPTHS) -> list[int]:

@@ -61,6 +61,10 @@ class Candidate(ShapeRecord):
     loss_vs_best_high: float | None = None
     time_to_target_days: float | None = None
     time_to_target_gpu_hours: float | None = None
+    mfu: float | None = None  # cost/modeled.MODEL_FIELDS: the performance model's account of the shape (null with --mfu)
+    tokens_per_second: float | None = None
+    layout: dict | None = None
+    decode_seconds_per_token: float | None = None
 
 
 def candidate(snapped: Snapped, context: int, reading: str = CONSISTENT, costs: dict | None = None,
@@ -157,6 +161,12 @@ class Plan(PlanBrief):
     recommended_loss_vs_best_low: float | None
     recommended_loss_vs_best_high: float | None
     recommended_time_to_target_days: float | None
+    recommended_mfu: float | None  # the performance model's (cost/modeled.py); null with --mfu
+    recommended_tokens_per_second: float | None
+    recommended_layout: dict | None
+    recommended_decode_seconds_per_token: float | None
+    billed_ratio: float  # what billed time typically is against the predicted (cost/billed.py), with its source:
+    billed_note: str
     optimal_depth: float  # the loss model's optimal depth at the budget (cost/loss.py; inspect and models report the same)
     optimal_depth_low: float
     optimal_depth_high: float
@@ -184,6 +194,8 @@ class PlanOptions:
     prefer: str = "balanced"
     run: object = None
     loss_tolerance: float | None = None  # --loss-tolerance: the fastest shape within this predicted penalty
+    perf: bool = True  # time every shape by the performance model in its best layout (False: the run's flat mfu, --mfu)
+    fixed: tuple = ()  # layout fields the user fixed, (name, value) pairs of tp, pp, zero, recompute; the rest is searched
 
     def __post_init__(self):
         # one context: a learned position table (GPT-2's wpe) has the plan's context rows in every shape
@@ -305,6 +317,8 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     from ..cost.fields import RECOMMENDED_FIELDS
     from .target import LOSS_FIELDS, loss_notes, rule_loss_model
     from ..cost.loss import optimal_depth
+    from ..cost.billed import BILLED_NOTE, BILLED_RATIO
+    from ..cost.modeled import MODEL_FIELDS
 
     options = (options or PlanOptions()).at_budget(budget)
     if options.rule_file:
@@ -320,7 +334,10 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
         from ..cost.run import RunSpec
 
         options = replace(options, run=RunSpec(tp=constraints.tp))
-    cost = costing(options.run, budget, tokens, options.context)
+    fixed = dict(options.fixed)
+    if constraints.tp > 1:  # the degree the shapes must shard by is the run's
+        fixed.setdefault("tp", constraints.tp)
+    cost = costing(options.run, budget, tokens, options.context, options.perf, tuple(sorted(fixed.items())))
     width_at_depth = lambda L: model.width(budget, L)
     band = depth_band(budget, depth, width_at_depth)
     lo, hi = band.depth_band
@@ -360,14 +377,15 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     shapes = plan_candidates(budget, spending, constraints, model, depth, sorted({lo, hi} if not beyond else set()), top,
                              recommended)
     loss_model = rule_loss_model(options.rule_file)  # fit --save's refit on the user's sweep, else the shipped model
-    built = [candidate(s, options.context, options.reading, {**cost.fields(s.arch), **cost.loss_fields(s.arch, s.params, budget, loss_model)},
-                       lo <= s.arch.depth <= hi) for s in shapes]
+    built = [candidate(s, options.context, options.reading, {**cost.fields(s.arch), **cost.loss_fields(s.arch, s.params, budget, loss_model),
+                                                             **cost.model_fields(s.arch)}, lo <= s.arch.depth <= hi) for s in shapes]
     arch = planned.arch
     record = bounds(arch.depth, arch.width, arch.heads, options.reading)
     fields, _ = block_fields(arch, context=options.context)
     rec_counts = counts(rec)
     rec_costs = cost.fields(rec)
     rec_loss = cost.loss_fields(rec, recommended.params, budget, loss_model)
+    rec_model = cost.model_fields(rec)
     warnings, notes = plan_notes.advice(budget, options, theory, planned, recommended, optimum, rule, built, band, cost, fitted)
     notes += ([left_out] if left_out else []) + loss_notes(budget, tokens, loss_model)
     return Plan(
@@ -387,6 +405,7 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
         run=run_record(cost), **cost.fields(arch),
         **{"recommended_" + name: rec_costs[name] for name in RECOMMENDED_FIELDS},
         **{"recommended_" + name: rec_loss[name] for name in LOSS_FIELDS[:4]},
+        **{"recommended_" + name: rec_model.get(name) for name in MODEL_FIELDS}, billed_ratio=BILLED_RATIO, billed_note=BILLED_NOTE,
         **dict(zip(("optimal_depth", "optimal_depth_low", "optimal_depth_high"), map(float, optimal_depth(budget, loss_model)))),
         candidates=tuple(built), warnings=tuple(warnings), notes=tuple(notes),
     )
@@ -417,8 +436,9 @@ def run_record(cost) -> dict:
     """The plan's ``run``: the options every shape was costed under (on one node when ``gpus_assumed``),
     and the length ranked at (``tokens_assumed``: the compute-optimal 20 per parameter)."""
     spec = cost.ranking
-    return dict(gpu=spec.gpu, gpus=spec.gpus, gpus_assumed=not cost.gpus_given, tp=spec.tp, pp=spec.pp, zero=spec.zero, recompute=spec.recompute,
-                sequence_parallel=spec.sequence_parallel, mfu=spec.mfu, context=spec.context, batch=spec.batch,
+    return dict(gpu=spec.gpu, gpus=spec.gpus, gpus_assumed=not cost.gpus_given, time_model="performance model" if cost.model else "mfu",
+                fixed_layout=dict(cost.fixed), tp=spec.tp, pp=spec.pp, zero=spec.zero, recompute=spec.recompute,
+                sequence_parallel=spec.sequence_parallel, mfu=None if cost.model else spec.mfu, context=spec.context, batch=spec.batch,
                 micro_batch=spec.micro_batch, data_parallel=spec.dp, ranking_tokens=cost.ranking.tokens,
                 tokens_assumed=not cost.tokens_given)
 

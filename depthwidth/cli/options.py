@@ -91,6 +91,14 @@ Recompute = Annotated[str, typer.Option("--recompute", help="Activation recomput
 Mfu = Annotated[float, typer.Option("--mfu", help="Model FLOPs utilization for the run's time, above 0 and at most 1. Default 0.4.")]
 # the same option read as text (a float option loads Pydantic through Typer: plan, compare and inspect stay without it)
 MfuText = Annotated[str, typer.Option("--mfu", help="Model FLOPs utilization for GPU-hours and days, above 0 and at most 1. Default 0.4.")]
+# plan and sweep time every shape by the performance model in its best layout: what is given is fixed, the rest searched
+SearchPp = Annotated[Optional[int], typer.Option("--pp", help="Pipeline-parallel degree (default: searched). One that does not divide a "
+                                                              "depth is costed with its most loaded stage of ceil(L/pp) layers.", min=1, max=1 << 12)]
+SearchZero = Annotated[Optional[int], typer.Option("--zero", help="ZeRO stage 0-3 (default: searched).", min=0, max=3)]
+SearchRecompute = Annotated[Optional[str], typer.Option("--recompute", help="Activation recomputation: none, selective or full "
+                                                                            "(default: searched).")]
+MfuOverride = Annotated[Optional[str], typer.Option("--mfu", help="Override the performance model: time every shape from this model "
+                                                                  "FLOPs utilization (above 0, at most 1), as before 0.4.")]
 Batch = Annotated[int, typer.Option("--batch", help="Sequences served at once, for inference memory (KV cache x batch). Default 1.",
                                     min=1, max=1 << 24)]
 Prefer = Annotated[str, typer.Option("--prefer", help="What the consensus pick inside the depth band minimizes, on the way to the best "

@@ -36,7 +36,10 @@ Conventions (README "Costs of a training run"):
 - Inference memory: 16-bit weights (all parameters, embeddings included) + the KV cache at
   ``context`` x ``batch`` (``blocks.kv_bytes_per_token``: MLA caches its latent); per GPU split
   evenly over t·p.
-- Time: GPU-hours = train FLOPs / (peak dense FLOP/s x MFU) / 3600, days = GPU-hours / gpus / 24.
+- Time: GPU-hours = train FLOPs / (peak dense FLOP/s x MFU) / 3600, days = GPU-hours / gpus / 24; a
+  pipeline degree p that does not divide the depth L runs at the pace of its most loaded stage, so the
+  time is multiplied by the imbalance p·ceil(L/p)/L (the performance model, ``perf.train_step``, costs
+  the same slowest stage).
 """
 from __future__ import annotations
 
@@ -166,6 +169,15 @@ def gpu_hours(flops, peak_flops, mfu):
     return flops / (peak_flops * mfu) / 3600
 
 
+def imbalance(depth, pp):
+    """The pipeline's time factor p·ceil(L/p)/L: every stage waits for the most loaded one (1 when p divides L)."""
+    if hasattr(depth, "shape"):  # NumPy arrays of depths (vanilla_costs)
+        import numpy as np
+
+        return np.ceil(depth / pp) * pp / depth
+    return math.ceil(depth / pp) * pp / depth
+
+
 def model_state_bytes(params_per_gpu, zero, dp, gradient_bytes=2):
     """(weights, gradients, optimizer) bytes per GPU for mixed-precision Adam under ZeRO ``zero``
     over ``dp`` data-parallel ranks (Rajbhandari et al. 2020, Sec. 5: P_os, P_os+g, P_os+g+p)."""
@@ -252,7 +264,8 @@ def run_costs(arch: blocks.Architecture, spec: RunSpec) -> RunCosts:
         notes.append("encoder-decoder: encoder and decoder layers counted alike for activations and pipeline stages")
     divides = depth % pp == 0
     if not divides:
-        notes.append(f"pipeline degree {pp} does not divide the {depth} layers: the most loaded stage holds {-(-depth // pp)}")
+        notes.append(f"pipeline degree {pp} does not divide the {depth} layers: the most loaded stage holds {-(-depth // pp)}, "
+                     f"so the time is costed {imbalance(depth, pp):.3f}x (p·ceil(L/p)/L)")
     if dp is None:
         dp_used = 1
         if spec.zero:
@@ -265,7 +278,7 @@ def run_costs(arch: blocks.Architecture, spec: RunSpec) -> RunCosts:
 
     per_token = train_flops_per_token(arch, spec.context, spec.causal)
     flops = None if spec.tokens is None else train_flops(per_token, spec.tokens)
-    hours = None if flops is None else gpu_hours(flops, spec.peak_flops, spec.mfu)
+    hours = None if flops is None else gpu_hours(flops, spec.peak_flops, spec.mfu) * imbalance(depth, pp)
     days = None if hours is None or spec.gpus is None else hours / spec.gpus / 24
     if spec.tokens is None:
         notes.append("no --tokens: training FLOPs, GPU-hours and days not computed")
@@ -329,7 +342,7 @@ def vanilla_costs(depth, width, heads, spec: RunSpec, vocab: int | None = None, 
     memory = [np.ceil(x) for x in (weights, gradients, optimizer, activations)]
     total = memory[0] + memory[1] + memory[2] + memory[3]
     flops = None if spec.tokens is None else train_flops(per_token, spec.tokens)
-    hours = None if flops is None else gpu_hours(flops, spec.peak_flops, spec.mfu)
+    hours = None if flops is None else gpu_hours(flops, spec.peak_flops, spec.mfu) * imbalance(depth, spec.pp)
     kv_sequence = 4 * depth * width * spec.context
     inference_weights = 2 * (nonembedding + embedding * (1 if tied else 2))
     inference = inference_weights + kv_sequence * spec.batch

@@ -1,13 +1,18 @@
 """A sweep's rows with the costs of training each one (``sweep --params N --tokens D``).
 
 Every number comes from ``costs.run_costs`` (issue 23's formulas, cited there) on the row's own
-block (``SweepRows.architectures``); this module only attaches them. Pure: no I/O.
+block (``SweepRows.architectures``), timed by the performance model in the row's best layout on the
+cluster (``cost/modeled.py``, issue 30; its MODEL_FIELDS too), or at a flat ``--mfu``; this module only
+attaches them. Pure: no I/O.
 """
 from __future__ import annotations
 
 from dataclasses import field, fields, make_dataclass
 
-from ..cost.fields import RUN_FIELDS as COST_FIELDS
+from ..cost.fields import RUN_FIELDS
+from ..cost.modeled import MODEL_FIELDS
+
+COST_FIELDS = RUN_FIELDS + MODEL_FIELDS
 from .sweep import SweepRow, SweepRows
 
 
@@ -23,15 +28,27 @@ CostedSweepRow = make_dataclass(
 CostedSweepRow.__module__ = __name__
 
 
-def costed(rows: SweepRows, specs) -> SweepRows:
+def costed(rows: SweepRows, specs, fixed: tuple | None = ()) -> SweepRows:
     """``rows`` with the costs of each under its ``costs.RunSpec`` (``specs``: one per row, or one
-    for all); skipped lines, blocks and layout kept."""
+    for all); ``fixed``: the layout fields given, the rest searched by the performance model (None: the
+    flat MFU of the spec, ``--mfu``); skipped lines, blocks and layout kept."""
+    from dataclasses import replace
+
     from ..cost.run import record, run_costs
 
     specs = list(specs) if isinstance(specs, (list, tuple)) else [specs] * len(rows)
     out = []
     for row, arch, spec in zip(rows, rows.architectures, specs):
-        cost = record(run_costs(arch, spec))
+        if fixed is None:
+            cost = {**record(run_costs(arch, spec)), **dict.fromkeys(MODEL_FIELDS)}
+        else:
+            from ..arch.hardware import node_gpus
+            from ..cost.modeled import modeled_costs
+
+            costs, extra = modeled_costs(arch, spec if spec.gpus else replace(spec, gpus=node_gpus(spec.gpu, spec.tp * spec.pp)), fixed)
+            cost = {**record(costs), **extra}
+            if spec.gpus is None:  # searched on one node, but a sweep without --gpus gives no wall-clock days
+                cost["train_days"] = None
         values = {f.name: getattr(row, f.name) for f in fields(SweepRow)}
         values.update({name: cost[name] for name in COST_FIELDS})
         out.append(CostedSweepRow(**values))

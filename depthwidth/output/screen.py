@@ -151,13 +151,30 @@ def answer_lines(plan, width: int) -> list[str]:
                  + ("" if plan.recommended_fits_on_gpu else " (does NOT fit)"))
     layout = getattr(plan, "recommended_layout", None)
     mfu = "" if getattr(plan, "recommended_mfu", None) is not None else f", MFU {plan.run['mfu']:g}"
-    run = (", ".join(known) + f" on {gpus_text(plan)}" + (f", layout {layout}" if layout else "") + mfu
+    model = getattr(plan, "recommended_mfu", None)
+    rate = "" if model is None else f", MFU {model:.2f} (performance model)"
+    run = (", ".join(known) + f" on {gpus_text(plan)}" + (f", layout {layout_text(layout)}" if layout else "") + mfu + rate
            + f", {tokens_text(plan)}")
     lo, hi = plan.depth_band
     floor = (f"minimal depth {plan.min_depth} (the paper's threshold: the smallest L with 3^L >= width, "
              f"L* = {plan.min_depth_exact:.2f}), the floor of the band [{lo}, {hi}]")
-    return [*_wrap("answer", shape, width), *_wrap("run", run, width), *_wrap("why", plan.why, width),
+    billed = getattr(plan, "billed_note", None)
+    return [*_wrap("answer", shape, width), *_wrap("run", run, width),
+            *(_wrap("billed", billed_text(plan), width) if billed else []), *_wrap("why", plan.why, width),
             *_wrap("floor", floor, width)]
+
+
+def billed_text(plan) -> str:
+    """The billed-vs-predicted line: the ratio, its range and where it comes from (``billed_note`` in full in JSON)."""
+    return (f"expect 1.0-2.6x these predicted times ({plan.billed_ratio:g}x on average: published GPU-hours of "
+            "Llama 2 and 3 runs; docs/performance.md)")
+
+
+def layout_text(layout: dict) -> str:
+    """A layout object in one short phrase: tp 1 x pp 1 x dp 64, micro-batch 4, recompute none, ZeRO 3."""
+    degrees = " x ".join(f"{k} {layout[k]}" for k in ("tp", "cp", "pp", "dp") if k in layout and (k != "cp" or layout[k] > 1))
+    return (f"{degrees}, micro-batch {layout.get('micro_batch')}, recompute {layout.get('recompute')}, "
+            f"ZeRO {layout.get('zero')}")
 
 
 def plan_screen(plan, width: int, show_all: bool = False, explain: bool = False) -> str:

@@ -99,9 +99,14 @@ def _fits(value) -> str:
 def _run_text(p) -> str:
     """The training run a plan's costs assume, in one cell."""
     r = p.run
-    parts = [f"{r['gpu']}", f"{r['gpus']:,} GPUs" + (" (one node: no --gpus)" if r.get("gpus_assumed") else "") if r["gpus"] else "no --gpus", f"tp {r['tp']}", f"pp {r['pp']}",
-             f"ZeRO {r['zero']}", f"recompute {r['recompute']}", f"MFU {r['mfu']:g}", f"context {r['context']:,}",
-             f"batch {r['batch']}"]
+    gpus = f"{r['gpus']:,} GPUs" + (" (one node: no --gpus)" if r.get("gpus_assumed") else "") if r["gpus"] else "no --gpus"
+    if r.get("mfu") is None:  # the performance model: each shape in its own best layout (issue 30)
+        fixed = ", ".join(f"{k} {v}" for k, v in (r.get("fixed_layout") or {}).items())
+        parts = [f"{r['gpu']}", gpus, "performance model, each shape in its best layout"
+                 + (f" (fixed: {fixed})" if fixed else ""), f"context {r['context']:,}", f"batch {r['batch']}"]
+    else:
+        parts = [f"{r['gpu']}", gpus, f"tp {r['tp']}", f"pp {r['pp']}", f"ZeRO {r['zero']}", f"recompute {r['recompute']}",
+                 f"MFU {r['mfu']:g}", f"context {r['context']:,}", f"batch {r['batch']}"]
     tokens = (f"{fmt_count(p.tokens)} tokens" + (" (no --tokens: 20/param, Hoffmann et al. 2022)" if r.get("tokens_assumed") else "")
               if p.tokens is not None else f"no --tokens (ranked at {fmt_count(r['ranking_tokens'])})")
     return tokens + "; " + ", ".join(parts)
@@ -170,9 +175,10 @@ def plan_explained(p):
                    "yes" if e["used"] else "no", "yes" if e["in_band"] else "no"] for e in p.evidence),
                  right={"depth", "width"})
     days = any(c.train_days is not None for c in p.candidates)
+    model = any(getattr(c, "mfu", None) is not None for c in p.candidates)  # the performance model's columns (issue 30)
     yield _table("Candidate shapes and what each costs", ["depth", "width", "heads (KV)", "ffn", "params", "d/L", "tp", "band", "regime",
                                                           "log3 sep lower", "loss vs best", "train FLOPs", "days" if days else "GPU-hours",
-                                                          "memory/GPU", "fits", "KV/seq"],
+                                                          "memory/GPU", "fits", "KV/seq"] + (["MFU", "ms/token"] if model else []),
                  ([str(c.depth), f"{c.width:,}", f"{c.heads} ({c.kv_heads})", f"{c.ffn:,}",
                    f"{fmt_count(getattr(c, p.budget_count))} ({c.budget_deviation:+.1%})", f"{c.aspect_ratio:.1f}", _tp_text(c.tp_sizes),
                    ("pick" if (c.depth, c.width) == (p.recommended_depth, p.recommended_width) else "in" if c.in_band else ""),
@@ -182,8 +188,10 @@ def plan_explained(p):
                    ("n/a" if c.train_days is None else f"{c.train_days:,.1f}") if days else
                    ("n/a" if c.train_gpu_hours is None else f"{c.train_gpu_hours:,.0f}"),
                    fmt_bytes(c.train_memory_per_gpu_bytes), _fits(c.fits_on_gpu), fmt_bytes(c.kv_cache_bytes_per_sequence)]
+                  + ([f"{c.mfu:.2f}", f"{c.decode_seconds_per_token * 1e3:.2f}"] if model else [])
                   for c in p.candidates),
-                 right={"depth", "width", "ffn", "params", "d/L", "log3 sep lower", "loss vs best", "train FLOPs", "days", "GPU-hours", "memory/GPU", "KV/seq"})
+                 right={"depth", "width", "ffn", "params", "d/L", "log3 sep lower", "loss vs best", "train FLOPs", "days", "GPU-hours", "memory/GPU",
+                        "KV/seq", "MFU", "ms/token"})
     yield _notes(p.notes)
 
 
@@ -215,7 +223,9 @@ def sweep_tables(rows):
     layout = getattr(rows, "layout", "")
     yield _notes(([f"attention layout: {layout}"] if layout else [])
                  + [f"{r.id}: {r.note}" for r in rows if r.note]
-                 + (["costs: costs.run_costs with the --tokens, --gpu, --gpus, --tp, --pp, --zero, --recompute, --mfu and "
+                 + ([("costs: each row in its best layout on --gpus (one node without) of --gpu, timed by the performance "
+                      "model (docs/performance.md; JSON: mfu, tokens_per_second, layout)") if any(getattr(r, "mfu", None) for r in rows)
+                     else "costs: costs.run_costs with the --tokens, --gpu, --gpus, --tp, --pp, --zero, --recompute, --mfu and "
                      "--context given (days need --gpus)"] if costs else [])
                  + ["train each row, fill in the loss column (CSV or JSON), then: depthwidth fit RESULTS --save rule.json"])
 

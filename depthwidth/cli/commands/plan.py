@@ -9,16 +9,17 @@ from ...errors import InputError
 from ..inputs import as_typed, plan_options
 from ..notices import WARN_EACH, warn
 from ..options import (PlotTo, Arch, Batch, C2Reading, Context, Count, CountOf, Experts, FfnMult, FfnMultiple, Field, Fmt, Format, Gated,
-                       Gpu, Gpus, HeadDim, KvHeads, MfuText, Multiple, Params, Pp, Prefer, Reading, Recompute, Rule,
-                       RuleFile, Tied, Tokens, TopK, Tp, Vocab, Zero)
+                       Gpu, Gpus, HeadDim, KvHeads, MfuOverride, Multiple, Params, Prefer, Reading, Rule, RuleFile,
+                       SearchPp, SearchRecompute, SearchZero, Tied, Tokens, TopK, Tp, Vocab)
 
 BRIEF_HINT = 1000  # more budgets than this without --brief: a warning points to it
 
 
 def command(
     params: Params = None,
-    flops: Annotated[Optional[List[str]], typer.Option("--flops", help="Compute budget C in FLOPs. Alone: compute-optimal N = sqrt(C/120) "
-                                                                         "(C = 6ND, 20 tokens/param); with --tokens D: N = C/(6·D).")] = None,
+    flops: Annotated[Optional[List[str]], typer.Option("--flops", help="Compute budget C in FLOPs. Alone: compute-optimal, about 20 "
+                                                                         "tokens/param, N sized so the pick's costed FLOPs (attention and logits "
+                                                                         "included) are C; with --tokens D: N = C/(6·D).")] = None,
     tokens: Tokens = None,
     arch: Arch = "vanilla",
     kv_heads: KvHeads = None,
@@ -48,10 +49,13 @@ def command(
     plot: PlotTo = None,
     gpu: Gpu = "h100",
     gpus: Gpus = None,
-    pp: Pp = 1,
-    zero: Zero = 1,
-    recompute: Recompute = "selective",
-    mfu: MfuText = "0.4",
+    pp: SearchPp = None,
+    zero: SearchZero = None,
+    recompute: SearchRecompute = None,
+    mfu: MfuOverride = None,
+    days: Annotated[Optional[str], typer.Option("--days", help="A time budget in days on --gpus of --gpu: the size (and, without "
+                                                "--tokens, 20 tokens per parameter) that trains in that time by the performance "
+                                                "model (docs/performance.md).")] = None,
     context: Context = DEFAULT_CONTEXT,
     batch: Batch = 1,
     c2_reading: Reading = C2Reading.consistent,
@@ -73,13 +77,20 @@ def command(
         raise InputError("options", "--rules --brief", "expected one of them: --rules shows every rule's shape, "
                                                        "--brief only the threshold rule's")
     _ignored(brief, rules, rule, rule_file, prefer, tokens if (params or flops) else None, gpus)
-    given = budgets_with_tokens(params, flops, tokens)
+    fixed = _fixed_layout(pp, zero, recompute)
+    if days is not None and (params or flops):
+        raise InputError("--days", days, "is a budget of its own: give --days (with --gpus, --gpu and optionally --tokens), "
+                                         "not with --params or --flops")
+    given = None if days is not None else budgets_with_tokens(params, flops, tokens)
     options = plan_options(arch, kv_heads, head_dim, ffn_mult, gated, experts, top_k, vocab, tied, count, multiple,
                            ffn_multiple, tp, rule, rule_file, context, c2_reading.value)
     choice = prefer.strip().lower()
     if choice not in PREFERENCES:
         raise InputError("--prefer", prefer, "expected one of " + ", ".join(PREFERENCES))
-    options = replace(options, prefer=choice, loss_tolerance=_tolerance(loss_tolerance), run=run_spec(None, gpu, gpus, tp, pp, zero, recompute, mfu, context, batch))
+    spec = run_spec(None, gpu, gpus, tp, pp or 1, 1 if zero is None else zero, recompute or "selective", mfu or "0.4", context, batch)
+    options = replace(options, prefer=choice, loss_tolerance=_tolerance(loss_tolerance), run=spec, perf=mfu is None, fixed=fixed)
+    if days is not None or (flops and not tokens):
+        given = _sized(days, flops, tokens, options)
     if plot is not None:  # checked before any work: a bad path or no matplotlib fails at once
         from ...output.plot import check_output_path, require_matplotlib
 
@@ -180,6 +191,38 @@ def _brief(values: list[int], options, source: str, fmt: str, field) -> None:
     if fmt == "table" and field is None:
         return emit([PlanBrief(*row) for row in zip(*columns.values())], fmt, field, plan_brief_tables)
     write_columns(columns, fmt, field, sys.stdout)
+
+
+def _sized(days, flops, tokens, options):
+    """The budgets of --days (a time on the cluster) or of --flops alone (the FLOPs the costed run spends),
+    sized through the planner and the performance model (advice/sizing.py)."""
+    from ...advice.sizing import flops_within, size_for_days
+    from ...budgets import parse_quantity
+    from ...errors import InputError
+    from ..inputs import expand_stdin
+    from ..training import Budgets, budgets_with_tokens, one_token_count
+
+    if days is None:
+        texts = expand_stdin(flops)
+        pairs = [flops_within(float(parse_quantity(t, "FLOP budget")), options) for t in texts]
+        budgets_with_tokens(None, flops, None)  # the FLOP budgets' own checks (range, syntax)
+        return Budgets("flops", [n for n, _ in pairs], [d for _, d in pairs])
+    value = float(parse_quantity(days, "--days"))
+    if not 1e-4 <= value <= 1e5:
+        raise InputError("--days", days, "expected a training time in days from 0.0001 to 100,000, such as 30")
+    n, length, _ = size_for_days(value, options, one_token_count(tokens))
+    return Budgets("days", [n], [length])
+
+
+def _fixed_layout(pp, zero, recompute) -> tuple:
+    """The layout fields given on the command line ((name, value) pairs); the rest is searched."""
+    from ...errors import InputError
+
+    if recompute is not None:
+        recompute = recompute.strip().lower()
+        if recompute not in ("none", "selective", "full"):
+            raise InputError("--recompute", recompute, "expected one of none, selective, full")
+    return tuple((k, v) for k, v in (("pp", pp), ("zero", zero), ("recompute", recompute)) if v is not None)
 
 
 def _tolerance(text: Optional[str]) -> Optional[float]:

@@ -9,7 +9,8 @@ from ...arch.hardware import DEFAULT_MULTIPLE
 from ..inputs import as_typed, budgets, distinct, parse_int_list, plan_options
 from ..notices import warn
 from ..options import (PlotTo, Batch, C2Reading, Context, Count, Experts, FfnMult, FfnMultiple, Field, Fmt, Format, Gated, Gpu, Gpus,
-                       HeadDim, MfuText, Multiple, Pp, Reading, Recompute, RuleFile, Tied, Tokens, TopK, Tp, Vocab, Zero)
+                       HeadDim, MfuOverride, Multiple, Reading, RuleFile, SearchPp, SearchRecompute, SearchZero, Tied, Tokens, TopK,
+                       Tp, Vocab)
 
 DEFAULT_COUNT = 8  # rows of a sweep without --depths
 EXPORT_HELP = "Also write one config per row under --out DIR/ID/: hf-llama, hf-mistral, hf-qwen2, hf-gpt2, hf-mixtral, nanogpt, litgpt or megatron."
@@ -39,10 +40,10 @@ def command(
     context: Context = DEFAULT_CONTEXT,
     gpu: Gpu = "h100",
     gpus: Gpus = None,
-    pp: Pp = 1,
-    zero: Zero = 1,
-    recompute: Recompute = "selective",
-    mfu: MfuText = "0.4",
+    pp: SearchPp = None,
+    zero: SearchZero = None,
+    recompute: SearchRecompute = None,
+    mfu: MfuOverride = None,
     batch: Batch = 1,
     export: Annotated[Optional[str], typer.Option("--export", help=EXPORT_HELP)] = None,
     out: Annotated[Optional[str], typer.Option("--out", "-o", help="With --export: the directory to create (one folder per row, named by its id, plus manifest.json).")] = None,
@@ -99,9 +100,14 @@ def command(
 
         training = [float(TOKENS_PER_PARAM * v) for v in values]
     from ..training import run_spec
+    from .plan import _fixed_layout
 
+    fixed = _fixed_layout(pp, zero, recompute)  # given: fixed; the rest searched by the performance model
+    if tp > 1:
+        fixed = (("tp", tp), *fixed)
     # every run option checked before the sweep is computed, with or without --tokens (as plan does)
-    spec = run_spec(None, gpu, gpus, tp, pp, zero, recompute, mfu, context, batch)
+    spec = run_spec(None, gpu, gpus, tp, pp or 1, 1 if zero is None else zero, recompute or "selective", mfu or "0.4",
+                    context, batch)
     if training is None:
         spec = None
     with as_typed(values):
@@ -112,7 +118,7 @@ def command(
         from ...loop.sweep_costs import costed
 
         per_budget = dict(zip(values, training if len(training) == len(values) else training * len(values)))  # one D, or one each
-        rows = costed(rows, [replace(spec, tokens=per_budget[r.budget]) for r in rows])
+        rows = costed(rows, [replace(spec, tokens=per_budget[r.budget]) for r in rows], None if mfu is not None else fixed)
     for line in rows.skipped:
         warn(line)
     if fmt is not None:

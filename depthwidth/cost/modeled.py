@@ -1,0 +1,45 @@
+"""A shape's run costs with its time from the performance model (issues 30, 31): what `plan` and `sweep`
+rank and print for every candidate.
+
+``run.run_costs`` gives FLOPs, memory and the KV cache of one layout; the performance model
+(``predict.predict``: the layout search of ``layout.py`` over ``perf.py``'s step time) gives the
+fastest layout that fits on the cluster and its tokens per second. Here the two meet: the layout the
+search chose is costed by ``run_costs`` (so the memory fields describe that layout), and the time
+fields (``train_gpu_hours``, ``train_days``) are the model's. The reader's fields (``MODEL_FIELDS``)
+say why a shape is fast or slow: its MFU, tokens per second, layout and decode latency (one sequence
+at the run's context, ``serve.serving``). Pure: no I/O.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+MODEL_FIELDS = ("mfu", "tokens_per_second", "layout", "decode_seconds_per_token")
+
+
+def modeled_costs(arch, spec, fixed: tuple = ()) -> tuple:
+    """(``run.RunCosts`` of ``arch`` in its best layout, with the model's time; the MODEL_FIELDS dict).
+
+    ``spec`` is a ``run.RunSpec`` giving the accelerator, GPUs (None: one node), context and tokens;
+    ``fixed`` the layout fields the user gave ((name, value) pairs: tp, pp, zero, recompute,
+    micro_batch), the rest searched. A recomputation of ``none`` under a flash kernel keeps what
+    selective keeps (no T x T scores; ``layout.memory_per_gpu``), so its memory is costed as selective."""
+    from .perf import attention_kernel, Layout
+    from .predict import Cluster, predict
+    from .run import run_costs
+
+    record = predict(arch, Cluster(gpu=spec.gpu, gpus=spec.gpus, context=spec.context, tokens=spec.tokens,
+                                   fixed=tuple(fixed), serve=True, batch=1))
+    lay = record["layout"]
+    recompute = lay["recompute"]
+    if recompute == "none" and attention_kernel(arch, Layout()) == "flash":
+        recompute = "selective"
+    costs = run_costs(arch, replace(spec, gpus=record["gpus"], tp=lay["tp"], pp=lay["pp"], zero=lay["zero"],
+                                    recompute=recompute, micro_batch=lay["micro_batch"]))
+    memory = record["train_memory_per_gpu_bytes"]
+    states = costs.weights_bytes_per_gpu + costs.gradients_bytes_per_gpu + costs.optimizer_bytes_per_gpu
+    costs = replace(costs, train_gpu_hours=record["train_gpu_hours"], train_days=record["train_days"],
+                    activations_bytes_per_gpu=max(0, memory - states), train_memory_per_gpu_bytes=memory,
+                    fits_on_gpu=memory <= spec.hardware.hbm_bytes)
+    extra = {"mfu": record["mfu"], "tokens_per_second": record["tokens_per_second"], "layout": dict(lay),
+             "decode_seconds_per_token": record["decode_seconds_per_token"]}
+    return costs, extra
