@@ -237,6 +237,7 @@ def test_unwritable_place_is_one_line_exit_1(tmp_path):
 
 KILL_SCRIPT = """
 import os, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)  # a background job inherits SIGINT ignored (bash: `&`)
 from depthwidth.loop import export
 from depthwidth import staging
 count = []
