@@ -26,13 +26,6 @@ class Cluster:
     batch: int = 1
 
 
-def loss_size(arch: blocks.Architecture) -> int:
-    """The count the loss model is written in: all parameters, embeddings included (Gemstones' counts,
-    docs/loss.md); the non-embedding count where a block has no embeddings."""
-    total = blocks.params_embedding(arch)
-    return blocks.params_nonembedding(arch) + (total or 0)
-
-
 def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
     """The cost record of ``arch`` on ``cluster`` (see docs/performance.md for every field)."""
     from ..arch.hardware import accelerator, node_gpus
@@ -43,7 +36,8 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
     hw = accelerator(cluster.gpu)
     gpus = cluster.gpus or node_gpus(hw)
     fixed = dict(cluster.fixed)
-    batch = cluster.global_batch or default_global_batch(blocks.params_nonembedding(arch), cluster.context)
+    nonembedding, embedding = blocks.params_nonembedding(arch), blocks.params_embedding(arch)
+    batch = cluster.global_batch or default_global_batch(nonembedding, cluster.context)
     notes = []
     if cluster.global_batch is None:
         notes.append(f"global batch {batch:,} sequences of {cluster.context:,} tokens: GPT-3's batch for this size "
@@ -75,7 +69,7 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
         days, hours = seconds / 86400, seconds * gpus / 3600
         notes.append(BILLED_NOTE)
     record = {
-        "params_nonembedding": blocks.params_nonembedding(arch), "params_embedding": blocks.params_embedding(arch),
+        "params_nonembedding": nonembedding, "params_embedding": embedding,
         "gpu": hw.name, "gpus": gpus, "context": cluster.context, "global_batch": batch,
         "layout": {k: layout[k] for k in ("tp", "pp", "dp", "cp", "micro_batch", "recompute", "zero")},
         "interleave": layout["interleave"],
@@ -85,7 +79,8 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
         "tokens": cluster.tokens, "train_days": days, "train_gpu_hours": hours, "billed_ratio": BILLED_RATIO,
         "prefill_seconds": None, "decode_seconds_per_token": None, "decode_tokens_per_second": None, "serving_tp": None,
     }
-    record.update(shape_loss_fields(depth, loss_size(arch), cluster.tokens, days, hours))
+    # the loss model counts all parameters, embeddings included (Gemstones' counts, docs/loss.md)
+    record.update(shape_loss_fields(depth, nonembedding + (embedding or 0), cluster.tokens, days, hours))
     if cluster.serve:
         from .serve import serving, serving_tp
 
