@@ -91,13 +91,19 @@ def test_scalar_field_loads_no_numpy_scipy_or_pydantic():
     assert not cli_modules(["plan", "--params", "1e9", "--mfu", "0.4", "--field", "width"]) & HEAVY
 
 
-@pytest.mark.parametrize("fmt", ["table", "json"])
-def test_plan_with_the_performance_model_loads_numpy_but_not_scipy_or_pydantic(fmt):
-    """The default plan searches each candidate's layout over NumPy arrays (issue 30); the check
-    above can fail: without --mfu NumPy is loaded."""
-    packages = cli_modules(["plan", "--params", "1e9", "--format", fmt])
-    assert "numpy" in packages
-    assert not packages & {"scipy", "pydantic"}
+MODELED = {
+    "plan": ["plan", "--params", "1e9"],
+    "plan on a cluster": ["plan", "--params", "7e9", "--arch", "llama", "--tokens", "2e12", "--gpus", "512"],
+    "cost": ["cost", "32x4096", "--arch", "llama", "--gpu", "h100", "--gpus", "64", "--tokens", "2e11"],
+}
+
+
+@pytest.mark.parametrize("argv", MODELED.values(), ids=MODELED.keys())
+@pytest.mark.parametrize("fmt", ["table", "json", "csv"])
+def test_performance_model_loads_no_numpy_scipy_or_pydantic(argv, fmt):
+    """The performance model times one shape's layouts on plain numbers (cost/layout.py ``search``,
+    cost/num.py): the default plan and `cost` load no NumPy (cold start, issues 30 and 32)."""
+    assert not cli_modules(argv + ["--format", fmt]) & HEAVY
 
 
 @pytest.mark.skipif(importlib.util.find_spec("typer._click") is None, reason="this Typer runs on the click package")

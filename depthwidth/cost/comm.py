@@ -20,7 +20,7 @@ Conventions (reference card, "Performance model"):
 """
 from __future__ import annotations
 
-import numpy as np
+from .num import lib
 
 # share of the link's bandwidth an all-reduce reaches: 8x A100 NVLink busbw 235 of 300 GB/s; AWS EFA
 # "effective 340 Gbps" of 400 (stas00/ml-engineering network/README.md @0030e63f5275, verified)
@@ -30,6 +30,7 @@ BUS_EFFICIENCY_NETWORK = 0.85
 
 def bus_bandwidth(hw, inner, n):
     """Bus bandwidth of a group of ``n`` ranks at stride ``inner`` (module docstring)."""
+    np = lib(inner, n)
     inner, n = np.asarray(inner, dtype=np.float64), np.asarray(n, dtype=np.float64)
     node = hw.gpus_per_node
     inside = inner * n <= node
@@ -38,12 +39,14 @@ def bus_bandwidth(hw, inner, n):
 
 def all_reduce(hw, inner, n, nbytes):
     """Seconds of a ring all-reduce of ``nbytes`` over ``n`` ranks at stride ``inner``."""
+    np = lib(n)
     n = np.asarray(n, dtype=np.float64)
     return 2.0 * (n - 1) / np.maximum(n, 1.0) * nbytes / bus_bandwidth(hw, inner, n)
 
 
 def gather(hw, inner, n, nbytes):
     """Seconds of a reduce-scatter or an all-gather of ``nbytes`` (the whole buffer) over ``n`` ranks."""
+    np = lib(n)
     n = np.asarray(n, dtype=np.float64)
     return (n - 1) / np.maximum(n, 1.0) * nbytes / bus_bandwidth(hw, inner, n)
 
@@ -56,6 +59,7 @@ def tp_seconds(hw, tp, nbytes, collectives, layout):
 def cp_seconds(hw, tp, cp, arch, micro_batch, context, core, passes):
     """Context parallelism's key/value exchange for one layer and one micro-batch, what the attention
     core (``core`` seconds per pass) does not hide."""
+    np = lib(tp, cp, micro_batch, core)
     cp = np.asarray(cp, dtype=np.float64)
     kv = arch.kv_lora_rank + arch.qk_rope_head_dim if arch.latent else 2 * np.ceil(arch.kv_heads / tp) * arch.head_dim
     nbytes = 2.0 * micro_batch * context * kv  # all chunks' keys and values, bf16
@@ -65,12 +69,14 @@ def cp_seconds(hw, tp, cp, arch, micro_batch, context, core, passes):
 
 def ep_seconds(hw, tp, ep, nbytes, count):
     """Expert parallelism's all-to-alls (dispatch and combine) for one layer and one micro-batch."""
+    np = lib(tp, ep, nbytes)
     ep = np.asarray(ep, dtype=np.float64)
     return np.where(ep > 1, count * gather(hw, tp, ep, nbytes), 0.0)
 
 
 def p2p_seconds(hw, tp, cp, dp, pp, nbytes, layout, interleave):
     """Pipeline sends of one micro-batch across a stage boundary, forward and backward."""
+    np = lib(tp, cp, dp, pp, nbytes, interleave)
     pp = np.asarray(pp, dtype=np.float64)
     inner = np.asarray(tp, dtype=np.float64) * cp * dp
     bandwidth = np.where(inner >= hw.gpus_per_node, hw.network_bandwidth * BUS_EFFICIENCY_NETWORK,
@@ -82,6 +88,7 @@ def dp_seconds(hw, tp, cp, dp, pp, grad_bytes, zero, micro, stage, backward_last
     """Data parallelism's exposed seconds per step: gradient reduction (all-reduce, or reduce-scatter
     + all-gather of the weights with ZeRO 1-2: the same volume), minus what hides behind the last
     backward; ZeRO-3: per micro-batch, 2 all-gathers and a reduce-scatter behind that micro-batch."""
+    np = lib(tp, cp, dp, pp, grad_bytes, zero, micro, stage)
     inner = np.asarray(tp, dtype=np.float64) * cp
     reduce = all_reduce(hw, inner, dp, grad_bytes)
     hidden = backward_last if layout.overlap else 0.0

@@ -1,28 +1,36 @@
 """Layout search (issue 30): the fastest parallel layout of one shape on a cluster that fits in memory.
 
-Enumerates, as NumPy arrays evaluated at once by ``perf.training_rates``: tensor-parallel degrees the
-heads, KV heads and feed-forward allow (``hardware.tp_sizes``) within one node; context-parallel degrees
-for long contexts; every pipeline degree that leaves a whole data-parallel degree (one that does not
-divide the depth is costed with its most loaded stage); interleaved stages 1, 2, 4, 8 (at least one layer
-per virtual stage); micro-batches of powers of two and the divisors of a replica's share of the batch (up to 64); recomputation none/selective/full; ZeRO 0-3. What the
-caller fixes stays fixed. Memory per GPU is ``cost.run``'s model (Korthikanti et al. 2022 activations,
-ZeRO model states), divided by cp for the activations; a layout fits when it is <= the HBM bytes.
+The layouts: tensor-parallel degrees the heads, KV heads and feed-forward allow (``hardware.tp_sizes``)
+within one node; context-parallel degrees for long contexts; every pipeline degree that leaves a whole
+data-parallel degree (one that does not divide the depth is costed with its most loaded stage);
+interleaved stages 1, 2, 4, 8 (at least one layer per virtual stage); micro-batches of powers of two and
+the divisors of a replica's share of the batch (up to 64); recomputation none/selective/full; ZeRO 0-3.
+What the caller fixes stays fixed. Memory per GPU is ``cost.run``'s model (Korthikanti et al. 2022
+activations, ZeRO model states), divided by cp for the activations; a layout fits when it is <= the HBM
+bytes. The answer is the fitting layout of least step time (ties: least memory, then the first in the
+order above); when none fits, the least memory one.
+
+Two searches give that same answer: ``search_grid`` evaluates every layout at once as NumPy arrays
+(``perf.training_rates``), the reference; ``search`` (what the tool runs) evaluates the same formulas on
+plain numbers and skips, exactly, the layouts that cannot win (docstring of ``search``), so one shape's
+search needs no NumPy and a few hundred microseconds (cold start; tests/test_layout_search.py checks the
+two agree).
 
 Global batch default (sequences = tokens / context): GPT-3's batch sizes in tokens by model size,
 Brown et al. 2020, Table 2.1: 0.5M up to 760M parameters, 1M to 2.7B, 2M to 13B, 3.2M above.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ..arch import blocks
 from ..arch.hardware import tp_sizes
-from . import run
-from .perf import RECOMPUTE_CODE, Layout, attention_kernel, training_rates
+from . import comm, run
+from .num import lib
+from .perf import ADAM_BYTES_PER_PARAM, BYTES, RECOMPUTE_CODE, STEP_EFFICIENCY, Layout, attention_kernel, gemm_seconds, layer_forward, training_rates, train_step
 
 RECOMPUTE_NAMES = ("none", "selective", "full")
 BATCH_TOKENS = ((0.76e9, 0.5e6), (2.7e9, 1e6), (13e9, 2e6), (float("inf"), 3.2e6))  # Brown et al. 2020, Table 2.1
 LONG_CONTEXT = 32768  # context parallelism is searched from this context up (Llama 3 used it at 131,072)
+FIELDS = ("tp", "cp", "pp", "dp", "interleave", "micro_batch")
 
 
 def default_global_batch(params: float, context: int) -> int:
@@ -35,8 +43,9 @@ def _divisors(n: int) -> list[int]:
     return [k for k in range(1, n + 1) if n % k == 0]
 
 
-def candidates(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict) -> dict:
-    """Every layout to try, as equal-length arrays keyed by Layout field (before the memory check)."""
+def combinations(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict) -> list[tuple]:
+    """The (tp, cp, pp, dp, interleave, micro_batch) of every layout to try, in search order; each is
+    tried with every recomputation (``recomputations``) and ZeRO stage (``zero_stages``)."""
     depth = arch.depth + arch.decoder_depth
     tps = [fixed["tp"]] if fixed.get("tp") else [t for t in tp_sizes(arch) if t <= hw.gpus_per_node and gpus % t == 0]
     cps = [fixed["cp"]] if fixed.get("cp") else ([1, 2, 4, 8, 16] if context >= LONG_CONTEXT else [1])
@@ -58,67 +67,216 @@ def candidates(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict
                 for v in vs:
                     for mb in mbs:
                         rows.append((tp, cp, pp, dp, v, mb))
+    return rows
+
+
+def recomputations(fixed: dict) -> list[int]:
+    return [RECOMPUTE_CODE[fixed["recompute"]]] if fixed.get("recompute") else [0, 1, 2]
+
+
+def zero_stages(fixed: dict) -> list[int]:
+    return [fixed["zero"]] if fixed.get("zero") is not None else [0, 1, 2, 3]
+
+
+def candidates(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict) -> dict:
+    """Every layout to try, as equal-length NumPy arrays keyed by Layout field (before the memory check)."""
+    import numpy as np
+
+    rows = combinations(arch, hw, gpus, context, global_batch, fixed)
     if not rows:
         return {}
     grid = np.array(rows, dtype=np.float64)
-    rcs = [RECOMPUTE_CODE[fixed["recompute"]]] if fixed.get("recompute") else [0, 1, 2]
-    zeros = [fixed["zero"]] if fixed.get("zero") is not None else [0, 1, 2, 3]
+    rcs, zeros = recomputations(fixed), zero_stages(fixed)
     n, k, z = len(grid), len(rcs), len(zeros)
     grid = np.repeat(grid, k * z, axis=0)
     rc = np.tile(np.repeat(np.array(rcs, dtype=np.float64), z), n)
     zero = np.tile(np.array(zeros, dtype=np.float64), n * k)
-    return {"tp": grid[:, 0], "cp": grid[:, 1], "pp": grid[:, 2], "dp": grid[:, 3], "interleave": grid[:, 4],
-            "micro_batch": grid[:, 5], "recompute": rc, "zero": zero}
+    return {**{name: grid[:, i] for i, name in enumerate(FIELDS)}, "recompute": rc, "zero": zero}
 
 
-def memory_per_gpu(arch, lay: dict, context: int, sequence_parallel: bool = True, flash: bool = False):
-    """Training memory per GPU of each layout (bytes): cost.run's formulas over arrays. A flash attention
-    kernel keeps no T x T scores (Dao et al. 2022), so without recomputation it stores what selective
-    recomputation stores."""
+def state_bytes(arch, tp, pp, dp, zero):
+    """Weights, gradients and optimizer states per GPU (bytes): the most loaded stage's parameters
+    (``run.stage_params``' rule) over tp, each part divided by dp from its ZeRO stage on."""
+    np = lib(tp, pp, dp, zero)
     depth = arch.depth + arch.decoder_depth
-    tp, pp, dp, cp, mb, rc, zero = (lay[k] for k in ("tp", "pp", "dp", "cp", "micro_batch", "recompute", "zero"))
     embedding, head = run._embedding_matrices(arch)
-    nonembedding = blocks.params_nonembedding(arch)
-    layers = nonembedding * np.ceil(depth / pp) / depth
+    layers = blocks.params_nonembedding(arch) * np.ceil(depth / pp) / depth
     stage = np.where(pp == 1, layers + embedding + (0 if arch.tied else head), layers + max(embedding, head))
     weights, gradients, optimizer = run.model_state_bytes(stage / tp, 0, 1)
     weights = np.where(zero >= 3, weights / dp, weights)
     gradients = np.where(zero >= 2, gradients / dp, gradients)
     optimizer = np.where(zero >= 1, optimizer / dp, optimizer)
+    return weights + gradients + optimizer
+
+
+def layer_activation_bytes(arch, tp, micro_batch, recompute, context: int, sequence_parallel: bool = True,
+                           flash: bool = False):
+    """One layer's activations per GPU (``run.activation_bytes_per_layer``) under recomputation code
+    ``recompute``. A flash kernel keeps no T x T scores (Dao et al. 2022), so without recomputation it
+    stores what selective recomputation stores."""
+    np = lib(tp, micro_batch, recompute)
     ffn = run._ffn_per_token(arch)
-    rc = np.where(flash & (rc == 0), 1, rc)
-    per_layer = np.select([rc == 0, rc == 1, rc == 2], [
-        run.activation_bytes_per_layer(context, mb, arch.width, arch.heads, ffn, tp, sequence_parallel, name)
+    rc = np.where(flash & (recompute == 0), 1, recompute)
+    return np.select([rc == 0, rc == 1, rc == 2], [
+        run.activation_bytes_per_layer(context, micro_batch, arch.width, arch.heads, ffn, tp, sequence_parallel, name)
         for name in RECOMPUTE_NAMES])
+
+
+def activation_bytes(arch, tp, pp, cp, micro_batch, recompute, context: int, sequence_parallel: bool = True,
+                     flash: bool = False, per_layer=None):
+    """Activations per GPU (bytes) on the first stage: ``layer_activation_bytes`` (or ``per_layer``,
+    when the caller has it) for pp micro-batches in flight of ceil(L/p) layers, + the embedding's input
+    and dropout (and with p = 1 the output layer and loss), over cp."""
+    np = lib(tp, pp, cp, micro_batch)
+    depth = arch.depth + arch.decoder_depth
+    if per_layer is None:
+        per_layer = layer_activation_bytes(arch, tp, micro_batch, recompute, context, sequence_parallel, flash)
     in_flight = np.ceil(depth / pp) * pp
-    extra = (8 * context * mb + context * mb * arch.width) * pp
-    extra = extra + np.where(pp == 1, 4 * context * mb * (arch.width + (arch.vocab or 0)), 0.0)
-    activations = (per_layer * in_flight + extra / (tp if sequence_parallel else 1)) / cp
-    return weights + gradients + optimizer + activations
+    extra = (8 * context * micro_batch + context * micro_batch * arch.width) * pp
+    extra = extra + np.where(pp == 1, 4 * context * micro_batch * (arch.width + (arch.vocab or 0)), 0.0)
+    return (per_layer * in_flight + extra / (tp if sequence_parallel else 1)) / cp
 
 
-def search(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | None = None,
-           attention: str | None = None, overlap: bool = True, memory_limit: float | None = None, **options):
-    """The fastest layout that fits: (layout dict of plain numbers, rates dict, memory bytes, layouts tried,
-    layouts that fit); None for the layout when nothing fits (the least memory one is then returned
-    with ``fits`` False in the layout). ``options``: other Layout fields (sequence_parallel, dropout);
-    ``memory_limit``: bytes per GPU (default the HBM; infinity: every layout fits, as a published run did)."""
+def memory_per_gpu(arch, lay: dict, context: int, sequence_parallel: bool = True, flash: bool = False):
+    """Training memory per GPU of each layout of ``lay`` (bytes): model states + activations."""
+    return (state_bytes(arch, lay["tp"], lay["pp"], lay["dp"], lay["zero"])
+            + activation_bytes(arch, lay["tp"], lay["pp"], lay["cp"], lay["micro_batch"], lay["recompute"], context,
+                               sequence_parallel, flash))
+
+
+def _answer(arch, hw, chosen: dict, fits: bool, memory: float, tried: int, fitting: int, context: int,
+            global_batch: int, gpus: int, base: Layout) -> tuple:
+    from dataclasses import replace
+
+    layout = replace(base, **{k: chosen[k] for k in (*FIELDS, "recompute", "zero")})
+    rates = {k: float(v) for k, v in training_rates(arch, hw, layout, context, global_batch, gpus).items()}
+    chosen = {k: int(v) for k, v in chosen.items()}
+    chosen["recompute"] = RECOMPUTE_NAMES[chosen["recompute"]]
+    chosen["fits"] = fits
+    return chosen, rates, float(memory), tried, fitting
+
+
+def search_grid(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | None = None,
+                attention: str | None = None, overlap: bool = True, memory_limit: float | None = None, **options):
+    """``search`` by brute force: every layout evaluated at once as NumPy arrays (the reference)."""
+    import numpy as np
+
     fixed = fixed or {}
     lay = candidates(arch, hw, gpus, context, global_batch, fixed)
     if not lay:
         return None
     layout = Layout(**lay, attention=attention, overlap=overlap, **options)
     memory = memory_per_gpu(arch, lay, context, options.get("sequence_parallel", True), attention_kernel(arch, layout) == "flash")
-    rates = training_rates(arch, hw, layout, context, global_batch, gpus)
-    step = np.asarray(rates["step_seconds"], dtype=np.float64)
+    step = np.asarray(training_rates(arch, hw, layout, context, global_batch, gpus)["step_seconds"], dtype=np.float64)
     fits = memory <= (hw.hbm_bytes if memory_limit is None else memory_limit)
-    if fits.any():
-        order = np.lexsort((memory, np.where(fits, step, np.inf)))
-    else:
-        order = np.argsort(memory)
+    order = np.lexsort((memory, np.where(fits, step, np.inf))) if fits.any() else np.argsort(memory, kind="stable")
     i = int(order[0])
-    chosen = {k: int(v[i]) for k, v in lay.items()}
-    chosen["recompute"] = RECOMPUTE_NAMES[chosen["recompute"]]
-    chosen["fits"] = bool(fits[i])
-    picked = {k: float(np.broadcast_to(v, step.shape)[i]) for k, v in rates.items()}
-    return chosen, picked, float(memory[i]), int(step.size), int(fits.sum())
+    return _answer(arch, hw, {k: v[i] for k, v in lay.items()}, bool(fits[i]), memory[i], int(step.size),
+                   int(fits.sum()), context, global_batch, gpus, Layout(attention=attention, overlap=overlap, **options))
+
+
+SAFETY = 1e-9  # a lower bound must beat the best step by this much (relative) to skip a layout: rounding
+
+
+def search(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | None = None,
+           attention: str | None = None, overlap: bool = True, memory_limit: float | None = None, **options):
+    """The fastest layout that fits: (layout dict of plain numbers, rates dict, memory bytes, layouts tried,
+    layouts that fit); None when no layout of the fixed degrees divides the GPUs. When nothing fits,
+    the least memory layout is returned with ``fits`` False. ``options``: other Layout fields
+    (sequence_parallel, dropout); ``memory_limit``: bytes per GPU (default the HBM; infinity: every
+    layout fits, as a published run did).
+
+    The same answer as ``search_grid`` on plain numbers, without evaluating every layout's time:
+    - every layout's memory is added up from its model states (per tp, pp, dp, ZeRO stage) and its
+      activations (per tp, pp, cp, micro-batch, recomputation), to count the ones that fit;
+    - of the ZeRO stages 0-2 only the highest allowed is timed (with dp > 1 they take the same time
+      but for the optimizer step, which stages 1-2 divide by dp, and 2 holds the least memory; with
+      dp = 1 every stage is the same layout, and the first is kept); stage 3 is timed too;
+    - of the recomputations only the first that fits is timed: later ones add time (a forward, the
+      attention core) and save only memory; under a flash kernel none and selective are the same
+      layout, and the first is kept;
+    - the layouts of one (tp, cp, pp, interleave, micro-batch) share a lower bound on the step: the
+      pipeline's compute at three passes per micro-batch with tensor parallelism's four all-reduces,
+      + the optimizer step; they are timed in the order of that bound, and the search stops at the
+      first bound above the best step found."""
+    fixed = fixed or {}
+    rows = combinations(arch, hw, gpus, context, global_batch, fixed)
+    if not rows:
+        return None
+    rcs, zeros = recomputations(fixed), zero_stages(fixed)
+    limit = hw.hbm_bytes if memory_limit is None else memory_limit
+    base = Layout(attention=attention, overlap=overlap, **options)
+    flash = attention_kernel(arch, base) == "flash"
+    sequence_parallel = options.get("sequence_parallel", True)
+    depth = arch.depth + arch.decoder_depth
+    per_row = len(rcs) * len(zeros)
+    low = [j for j, z in enumerate(zeros) if z <= 2]  # with dp > 1: the highest allowed stage of 0-2, and 3
+    keep = low[-1:] + [j for j, z in enumerate(zeros) if z == 3]
+    states, activations, layers, forwards, heads, seen = {}, {}, {}, {}, {}, {}
+    fitting, least, timed = 0, None, []
+    for index, (tp, cp, pp, dp, v, mb) in enumerate(rows):
+        key = (tp, cp, pp, dp, mb)  # the interleaved degrees of one key share its memory
+        if key not in seen:
+            if (tp, pp, dp) not in states:
+                states[tp, pp, dp] = [state_bytes(arch, tp, pp, dp, z) for z in zeros]
+            if (tp, pp, cp, mb) not in activations:
+                if (tp, mb) not in layers:
+                    layers[tp, mb] = [layer_activation_bytes(arch, tp, mb, r, context, sequence_parallel, flash) for r in rcs]
+                activations[tp, pp, cp, mb] = [activation_bytes(arch, tp, pp, cp, mb, r, context, sequence_parallel, flash, a)
+                                               for r, a in zip(rcs, layers[tp, mb])]
+            state, acts = states[tp, pp, dp], activations[tp, pp, cp, mb]
+            count, smallest, choices = 0, None, []
+            for i, a in enumerate(acts):
+                for j, st in enumerate(state):
+                    if st + a <= limit:
+                        count += 1
+                    elif smallest is None or st + a < smallest[0]:
+                        smallest = (st + a, i, j)
+            for j in (keep if dp > 1 else [0]):
+                i = next((i for i, a in enumerate(acts) if state[j] + a <= limit), None)
+                if i is not None:
+                    choices.append((i, j))
+            seen[key] = count, choices
+            if smallest is not None and (least is None or smallest[0] < least[0]):
+                memory, i, j = smallest
+                least = (memory, (tp, cp, pp, dp, v, mb, rcs[i], zeros[j]))
+        count, choices = seen[key]
+        fitting += count
+        timed.extend((index, i, j) for i, j in choices)
+    tried = len(rows) * per_row
+    if not timed:
+        memory, row = least
+        chosen = dict(zip((*FIELDS, "recompute", "zero"), row))
+        return _answer(arch, hw, chosen, False, memory, tried, fitting, context, global_batch, gpus, base)
+    nonembedding, embedding = blocks.params_nonembedding(arch), blocks.params_embedding(arch) or 0
+    fields = {"attention": attention, "overlap": overlap, **options}
+    bounds = []
+    for index, i, j in timed:
+        tp, cp, pp, dp, v, mb = rows[index]
+        if (tp, cp, mb) not in forwards:
+            forwards[tp, cp, mb] = layer_forward(arch, hw, Layout(tp=tp, cp=cp, micro_batch=mb, **fields), context)
+            gemm, core, elementwise, _ = forwards[tp, cp, mb]
+            tokens = mb * context / cp
+            head = 0.0 if arch.vocab is None else 3.0 * gemm_seconds(tokens, arch.vocab / tp, arch.width, hw) / STEP_EFFICIENCY
+            layer = 3.0 * (gemm / STEP_EFFICIENCY + core / STEP_EFFICIENCY + elementwise / STEP_EFFICIENCY)
+            heads[tp, cp, mb] = layer + comm.tp_seconds(hw, tp, tokens * arch.width * BYTES, 4, base), head
+        layer, head = heads[tp, cp, mb]
+        stage_layers = -(-depth // pp)
+        micro = -(-global_batch // (dp * mb))
+        params_gpu = (nonembedding * stage_layers / depth + embedding / (2.0 if pp > 1 else 1.0)) / tp
+        optimizer = ADAM_BYTES_PER_PARAM * params_gpu / (dp if zeros[j] >= 1 else 1.0) / hw.hbm_bandwidth
+        bounds.append(((micro + (pp - 1) / v) * (stage_layers * layer + head) + optimizer, index, i, j))
+    bounds.sort()
+    best = None
+    for bound, index, i, j in bounds:
+        if best is not None and bound * (1 - SAFETY) > best[0]:
+            break
+        tp, cp, pp, dp, v, mb = rows[index]
+        lay = Layout(tp=tp, cp=cp, pp=pp, dp=dp, interleave=v, micro_batch=mb, recompute=rcs[i], zero=zeros[j], **fields)
+        step = train_step(arch, hw, lay, context, global_batch, forwards[tp, cp, mb])["step_seconds"]
+        key = (step, states[tp, pp, dp][j] + activations[tp, pp, cp, mb][i], index * per_row + i * len(zeros) + j)
+        if best is None or key < best:
+            best = key
+            row = (tp, cp, pp, dp, v, mb, rcs[i], zeros[j])
+    chosen = dict(zip((*FIELDS, "recompute", "zero"), row))
+    return _answer(arch, hw, chosen, True, best[1], tried, fitting, context, global_batch, gpus, base)

@@ -25,39 +25,10 @@ from dataclasses import dataclass
 
 import math
 
+from .num import Scalars as _Scalars, lib as _lib
+
 Z_95 = 1.959963984540054  # two-sided 95% normal quantile: the intervals below are about 95%
 REFERENCE_PARAMS = 1e9  # L*(N) is written around N = 1e9, so a is ln L* at 1e9
-
-
-class _Scalars:
-    """NumPy's few functions used here, for plain numbers: the scalar path loads no NumPy (startup)."""
-
-    log, exp, sqrt, isfinite = staticmethod(math.log), staticmethod(math.exp), staticmethod(math.sqrt), staticmethod(math.isfinite)
-
-    @staticmethod
-    def asarray(x, dtype=float):
-        return float(x)
-
-    @staticmethod
-    def maximum(x, y):
-        return max(x, y)
-
-    @staticmethod
-    def abs(x):
-        return abs(x)
-
-    @staticmethod
-    def power(x, y):
-        return x ** y
-
-
-def _lib(*values):
-    """NumPy when any value is an array (or a list), else the scalar stand-in: one formula for both."""
-    if any(not isinstance(v, (int, float)) for v in values):
-        import numpy
-
-        return numpy
-    return _Scalars
 
 
 @dataclass(frozen=True)

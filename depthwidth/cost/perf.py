@@ -23,10 +23,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from ..arch import blocks
 from . import comm
+from .num import lib
 
 SMALL_TILE = 16  # tensor-core operands come in multiples of 8 (fp16) elements: NVIDIA guide Sec. 2.2; 16 assumed
 TILE = 128  # cuBLAS tile edge (NVIDIA Matrix Multiplication Background guide, Sec. 2.3: 256x128, 128x128 typical)
@@ -80,6 +79,7 @@ def attention_kernel(arch, layout: Layout) -> str:
 def gemm_seconds(m, n, k, hw, batch=1.0):
     """Time of ``batch`` products (m x k)·(k x n) in bf16 on ``hw``: the roofline with tile and wave
     quantization (module docstring)."""
+    np = lib(m, n, k, batch)
     m, n, k = (np.maximum(np.asarray(x, dtype=np.float64), 1.0) for x in (m, n, k))
     # a dimension below one tile runs in a skinny kernel padded to SMALL_TILE (matrix-vector products stay memory-bound)
     em, en = np.where(m < TILE, SMALL_TILE, TILE), np.where(n < TILE, SMALL_TILE, TILE)
@@ -96,6 +96,7 @@ def gemm_seconds(m, n, k, hw, batch=1.0):
 def layer_forward(arch, hw, layout: Layout, context: int):
     """Forward seconds of one layer on one micro-batch, per GPU: (matrix multiplies, attention core,
     element-wise work, MoE all-to-all bytes) for the average layer of the stack."""
+    np = lib(layout.tp, layout.cp, layout.micro_batch, layout.ep)
     t, c, b = (np.asarray(x, dtype=np.float64) for x in (layout.tp, layout.cp, layout.micro_batch))
     d, h, hd = arch.width, arch.heads, arch.head_dim
     tokens = b * context / c
@@ -136,6 +137,7 @@ def _ffn(arch, hw, tokens, t, layout):
     dense = gemm_seconds(tokens, up * arch.ffn / t, d, hw) + gemm_seconds(tokens, d, arch.ffn / t, hw)
     if not arch.moe:
         return dense, float(arch.ffn), 0.0
+    np = lib(tokens, t, layout.ep)
     ep = np.asarray(layout.ep, dtype=np.float64)
     local = arch.experts / ep  # experts on this GPU; each sees top_k·tokens·ep/E tokens when balanced
     per_expert = arch.top_k * tokens * ep / arch.experts
@@ -151,18 +153,22 @@ def _ffn(arch, hw, tokens, t, layout):
     return frac * dense + (1 - frac) * moe, width, a2a
 
 
-def train_step(arch, hw, layout: Layout, context: int, global_batch: int) -> dict:
+def train_step(arch, hw, layout: Layout, context: int, global_batch: int, forward: tuple | None = None) -> dict:
     """One optimizer step of ``global_batch`` sequences of ``context`` tokens: seconds and its parts.
 
     Pipeline (Narayanan et al. 2021, Sec. 2.2): m = B / (dp·b) micro-batches; 1F1B takes
     (m + (p - 1)/v)·t_stage with t_stage the slowest stage's forward+backward of one micro-batch
     (ceil(L/p) layers, the last stage also the output head). Data parallelism (``comm.dp_seconds``):
     gradient reduction, overlapped with the last micro-batch's backward when ``overlap``; ZeRO-3 also
-    gathers the weights for every micro-batch. Then the optimizer step reads and writes its states."""
+    gathers the weights for every micro-batch. Then the optimizer step reads and writes its states.
+    ``forward``: ``layer_forward``'s result for this layout, when the caller has it (the layout search
+    shares it between the layouts of one tensor-parallel degree, context split and micro-batch)."""
+    np = lib(layout.tp, layout.pp, layout.dp, layout.cp, layout.micro_batch, layout.recompute, layout.zero,
+             layout.interleave, layout.ep)
     tp, pp, dp, cp, b, rc, zero, v = (np.asarray(x, dtype=np.float64) for x in (
         layout.tp, layout.pp, layout.dp, layout.cp, layout.micro_batch, layout.recompute, layout.zero, layout.interleave))
     depth = arch.depth + arch.decoder_depth
-    gemm, core, elementwise, a2a = layer_forward(arch, hw, layout, context)
+    gemm, core, elementwise, a2a = forward or layer_forward(arch, hw, layout, context)
     full, selective = rc == 2, rc == 1
     recompute_core = selective & (attention_kernel(arch, layout) != "flash")
     gemm, core, elementwise = gemm / STEP_EFFICIENCY, core / STEP_EFFICIENCY, elementwise / STEP_EFFICIENCY
@@ -197,6 +203,7 @@ def training_rates(arch, hw, layout: Layout, context: int, global_batch: int, gp
     from .run import train_flops_per_token
 
     out = train_step(arch, hw, layout, context, global_batch)
+    np = lib(out["step_seconds"], gpus)
     rate = global_batch * context / out["step_seconds"]
     model = train_flops_per_token(arch, context)
     logits = blocks.logits_flops_per_token(arch) or 0

@@ -9,8 +9,6 @@ latency) that grows with depth: LAYER_OVERHEAD, an assumption (unverified; print
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ..arch import blocks
 from . import comm
 from .perf import BYTES, STEP_EFFICIENCY, Layout, gemm_seconds, layer_forward
@@ -47,7 +45,7 @@ def serving(arch, hw, context: int, batch: int, tp: int) -> dict:
     attention = 2.0 * batch * blocks.attention_blocks(arch) * context * arch.heads * (arch.qk_head_dim + arch.value_head_dim) / tp
     compute = compute + attention / (hw.bf16_flops * hw.gemm_efficiency)
     small = 2 * depth * comm.all_reduce(hw, 1, tp, batch * arch.width * BYTES) if tp > 1 else 0.0
-    decode = float(np.maximum(memory, compute)) + small + depth * LAYER_OVERHEAD
+    decode = float(max(memory, compute)) + small + depth * LAYER_OVERHEAD
     return {"prefill_seconds": float(prefill), "decode_seconds_per_token": decode,
             "decode_tokens_per_second": batch / decode, "decode_tokens_per_second_per_gpu": batch / decode / tp,
             "serving_tp": tp}

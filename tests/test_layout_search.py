@@ -1,0 +1,84 @@
+"""The layout search that runs (``layout.search``: plain numbers, layouts that cannot win skipped)
+gives exactly the answer of brute force (``layout.search_grid``: every layout evaluated as NumPy
+arrays), over presets, cluster sizes, contexts, fixed fields and memory limits, including clusters
+where nothing fits. The reference is the brute force: the least step time among the layouts that fit,
+then the least memory, then the first layout; none fitting, the least memory one."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from depthwidth.arch.hardware import accelerator
+from depthwidth.arch.presets import preset
+from depthwidth.cost import layout as L
+from depthwidth.cost.num import Scalars, lib
+
+SHAPES = [("vanilla", 20, 2048), ("vanilla", 6, 512), ("gpt2", 48, 1600), ("llama", 32, 4096), ("llama", 80, 8192),
+          ("mistral", 24, 3072), ("qwen2", 28, 1536), ("gemma", 18, 2048), ("mixtral", 16, 2048), ("deepseek", 12, 1120)]
+CLUSTERS = [("h100", 8), ("h100", 64), ("a100-40gb", 24), ("mi300x", 16), ("h100", 512), ("tpu-v5p", 12)]
+
+
+def _same(fast, slow):
+    assert (fast is None) == (slow is None)
+    if fast is None:
+        return
+    assert fast[0] == slow[0]  # the chosen layout, fits flag included
+    assert fast[2] == pytest.approx(slow[2], rel=1e-12)  # its memory
+    assert fast[3:] == slow[3:]  # layouts tried, layouts that fit
+    assert fast[1].keys() == slow[1].keys()
+    for k in fast[1]:
+        assert fast[1][k] == pytest.approx(slow[1][k], rel=1e-12), k
+
+
+@pytest.mark.parametrize("family,depth,width", SHAPES)
+@pytest.mark.parametrize("gpu,gpus", CLUSTERS)
+def test_search_equals_brute_force(family, depth, width, gpu, gpus):
+    arch = preset(family).architecture(depth, width)
+    hw = accelerator(gpu)
+    batch = L.default_global_batch(1e9, 4096)
+    _same(L.search(arch, hw, gpus, 4096, batch), L.search_grid(arch, hw, gpus, 4096, batch))
+
+
+@pytest.mark.parametrize("fixed", [{"tp": 2}, {"pp": 4}, {"zero": 1}, {"zero": 0}, {"recompute": "full"},
+                                   {"micro_batch": 2, "recompute": "selective"}, {"tp": 4, "pp": 2, "interleave": 2}])
+def test_search_equals_brute_force_with_fixed_fields(fixed):
+    arch = preset("llama").architecture(32, 4096)
+    hw = accelerator("h100")
+    _same(L.search(arch, hw, 64, 4096, 512, fixed), L.search_grid(arch, hw, 64, 4096, 512, fixed))
+
+
+@pytest.mark.parametrize("limit", [1e9, 8e9, 30e9, math.inf])
+def test_search_equals_brute_force_at_memory_limits(limit):
+    """Tight limits leave few layouts (or none: then the least memory one, fits False)."""
+    arch = preset("vanilla").architecture(40, 5120)
+    hw = accelerator("a100-80gb")
+    fast = L.search(arch, hw, 32, 2048, 1024, memory_limit=limit, attention="unfused")
+    _same(fast, L.search_grid(arch, hw, 32, 2048, 1024, memory_limit=limit, attention="unfused"))
+    if limit == 1e9:
+        assert fast[0]["fits"] is False and fast[4] == 0
+
+
+def test_long_context_searches_context_parallelism_alike():
+    arch = preset("llama").architecture(32, 4096, context=131072)
+    hw = accelerator("h100")
+    _same(L.search(arch, hw, 128, 131072, 16), L.search_grid(arch, hw, 128, 131072, 16))
+
+
+def test_no_layout_divides_the_gpus():
+    arch = preset("llama").architecture(32, 4096)
+    hw = accelerator("h100")
+    assert L.search(arch, hw, 6, 4096, 64, {"tp": 4}) is None
+    assert L.search_grid(arch, hw, 6, 4096, 64, {"tp": 4}) is None
+
+
+def test_scalars_round_like_numpy():
+    """The plain-number stand-ins give NumPy's float64 results (so both searches agree bit for bit)."""
+    np = pytest.importorskip("numpy")
+    assert lib(1, 2.0, True) is Scalars and lib(1, np.ones(2)) is np
+    for x, y in [(3.7, 2.0), (1e-300, 5e-301), (7.0, 7.0), (-2.5, 0.0)]:
+        assert Scalars.maximum(x, y) == float(np.maximum(x, y))
+        assert Scalars.ceil(x) == float(np.ceil(x))
+        assert Scalars.where(x > y, x, y) == float(np.where(x > y, x, y))
+        assert Scalars.power(abs(x) + 1, 0.3) == float(np.power(abs(x) + 1, 0.3))
+    assert Scalars.select([False, True, True], [1.0, 2.0, 3.0]) == float(np.select([False, True, True], [1.0, 2.0, 3.0]))
