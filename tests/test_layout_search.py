@@ -82,3 +82,14 @@ def test_scalars_round_like_numpy():
         assert Scalars.where(x > y, x, y) == float(np.where(x > y, x, y))
         assert Scalars.power(abs(x) + 1, 0.3) == float(np.power(abs(x) + 1, 0.3))
     assert Scalars.select([False, True, True], [1.0, 2.0, 3.0]) == float(np.select([False, True, True], [1.0, 2.0, 3.0]))
+
+
+def test_shapes_of_one_width_share_layer_costs_without_changing_answers():
+    """The search memoizes a layer's costs per width (they do not depend on depth): searching depths
+    one after the other gives each depth brute force's answer, for a dense block and for a mixture
+    of experts (whose dense layers' share of the depth enters the layer)."""
+    hw = accelerator("h100")
+    for family, width in (("llama", 2048), ("mixtral", 2048)):
+        for depth in (8, 24, 9, 40, 16):
+            arch = preset(family).architecture(depth, width)
+            _same(L.search(arch, hw, 16, 4096, 256), L.search_grid(arch, hw, 16, 4096, 256))

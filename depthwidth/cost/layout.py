@@ -40,7 +40,8 @@ def default_global_batch(params: float, context: int) -> int:
 
 
 def _divisors(n: int) -> list[int]:
-    return [k for k in range(1, n + 1) if n % k == 0]
+    small = [k for k in range(1, int(n ** 0.5) + 1) if n % k == 0]
+    return sorted({*small, *(n // k for k in small)})
 
 
 def combinations(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict) -> list[tuple]:
@@ -176,6 +177,22 @@ def search_grid(arch, hw, gpus: int, context: int, global_batch: int, fixed: dic
 
 
 SAFETY = 1e-9  # a lower bound must beat the best step by this much (relative) to skip a layout: rounding
+_SHARED: dict = {}  # what a layer costs does not depend on the depth: shared between the shapes of one width
+
+
+def _shared(arch, hw, context, flash, attention, options) -> tuple[dict, dict, dict]:
+    """Memo dicts, per (tp, cp, micro-batch) or (tp, micro-batch), of one layer's forward, its step
+    bound and its activations, for every shape that differs from ``arch`` only in depth (a mixture
+    of experts keeps its depth: its dense layers' share enters the layer). Bounded; pure."""
+    from dataclasses import replace
+
+    shape = arch if arch.moe else replace(arch, depth=1, decoder_depth=0)
+    key = (shape, hw, context, flash, attention, options)
+    if key not in _SHARED:
+        if len(_SHARED) >= 64:
+            _SHARED.clear()
+        _SHARED[key] = ({}, {}, {})
+    return _SHARED[key]
 
 
 def search(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | None = None,
@@ -212,18 +229,21 @@ def search(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | N
     per_row = len(rcs) * len(zeros)
     low = [j for j, z in enumerate(zeros) if z <= 2]  # with dp > 1: the highest allowed stage of 0-2, and 3
     keep = low[-1:] + [j for j, z in enumerate(zeros) if z == 3]
-    states, activations, layers, forwards, heads, seen = {}, {}, {}, {}, {}, {}
-    fitting, least, timed = 0, None, []
+    forwards, heads, layers = _shared(arch, hw, context, flash, attention, tuple(sorted(options.items())))
+    states, activations, seen = {}, {}, {}
+    nonembedding, embedding = blocks.params_nonembedding(arch), blocks.params_embedding(arch) or 0
+    fields = {"attention": attention, "overlap": overlap, **options}
+    fitting, least, bounds = 0, None, []
     for index, (tp, cp, pp, dp, v, mb) in enumerate(rows):
-        key = (tp, cp, pp, dp, mb)  # the interleaved degrees of one key share its memory
+        key = (tp, cp, pp, dp, mb)  # the interleaved degrees of one key share its memory and most of its bound
         if key not in seen:
             if (tp, pp, dp) not in states:
                 states[tp, pp, dp] = [state_bytes(arch, tp, pp, dp, z) for z in zeros]
             if (tp, pp, cp, mb) not in activations:
                 if (tp, mb) not in layers:
-                    layers[tp, mb] = [layer_activation_bytes(arch, tp, mb, r, context, sequence_parallel, flash) for r in rcs]
-                activations[tp, pp, cp, mb] = [activation_bytes(arch, tp, pp, cp, mb, r, context, sequence_parallel, flash, a)
-                                               for r, a in zip(rcs, layers[tp, mb])]
+                    layers[tp, mb] = [layer_activation_bytes(arch, tp, mb, r, context, sequence_parallel, flash) for r in (0, 1, 2)]
+                activations[tp, pp, cp, mb] = [activation_bytes(arch, tp, pp, cp, mb, r, context, sequence_parallel, flash,
+                                                                layers[tp, mb][r]) for r in rcs]
             state, acts = states[tp, pp, dp], activations[tp, pp, cp, mb]
             count, smallest, choices = 0, None, []
             for i, a in enumerate(acts):
@@ -232,40 +252,38 @@ def search(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | N
                         count += 1
                     elif smallest is None or st + a < smallest[0]:
                         smallest = (st + a, i, j)
+            if smallest is not None and (least is None or smallest[0] < least[0]):
+                memory, i, j = smallest
+                least = (memory, (tp, cp, pp, dp, v, mb, rcs[i], zeros[j]))
             for j in (keep if dp > 1 else [0]):
                 i = next((i for i, a in enumerate(acts) if state[j] + a <= limit), None)
                 if i is not None:
                     choices.append((i, j))
-            seen[key] = count, choices
-            if smallest is not None and (least is None or smallest[0] < least[0]):
-                memory, i, j = smallest
-                least = (memory, (tp, cp, pp, dp, v, mb, rcs[i], zeros[j]))
-        count, choices = seen[key]
+            if choices:  # the bound's parts: compute per micro-batch through one stage, micro-batches, optimizer
+                if (tp, cp, mb) not in forwards:
+                    forwards[tp, cp, mb] = layer_forward(arch, hw, Layout(tp=tp, cp=cp, micro_batch=mb, **fields), context)
+                    gemm, core, elementwise, _ = forwards[tp, cp, mb]
+                    tokens = mb * context / cp
+                    head = 0.0 if arch.vocab is None else 3.0 * gemm_seconds(tokens, arch.vocab / tp, arch.width, hw) / STEP_EFFICIENCY
+                    layer = 3.0 * (gemm / STEP_EFFICIENCY + core / STEP_EFFICIENCY + elementwise / STEP_EFFICIENCY)
+                    heads[tp, cp, mb] = layer + comm.tp_seconds(hw, tp, tokens * arch.width * BYTES, 4, base), head
+                layer, head = heads[tp, cp, mb]
+                stage_layers = -(-depth // pp)
+                params_gpu = (nonembedding * stage_layers / depth + embedding / (2.0 if pp > 1 else 1.0)) / tp
+                choices = [(i, j, ADAM_BYTES_PER_PARAM * params_gpu / (dp if zeros[j] >= 1 else 1.0) / hw.hbm_bandwidth)
+                           for i, j in choices]
+                seen[key] = count, choices, -(-global_batch // (dp * mb)), stage_layers * layer + head
+            else:
+                seen[key] = count, choices, 0, 0.0
+        count, choices, micro, stage = seen[key]
         fitting += count
-        timed.extend((index, i, j) for i, j in choices)
+        for i, j, optimizer in choices:
+            bounds.append(((micro + (pp - 1) / v) * stage + optimizer, index, i, j))
     tried = len(rows) * per_row
-    if not timed:
+    if not bounds:
         memory, row = least
         chosen = dict(zip((*FIELDS, "recompute", "zero"), row))
         return _answer(arch, hw, chosen, False, memory, tried, fitting, context, global_batch, gpus, base)
-    nonembedding, embedding = blocks.params_nonembedding(arch), blocks.params_embedding(arch) or 0
-    fields = {"attention": attention, "overlap": overlap, **options}
-    bounds = []
-    for index, i, j in timed:
-        tp, cp, pp, dp, v, mb = rows[index]
-        if (tp, cp, mb) not in forwards:
-            forwards[tp, cp, mb] = layer_forward(arch, hw, Layout(tp=tp, cp=cp, micro_batch=mb, **fields), context)
-            gemm, core, elementwise, _ = forwards[tp, cp, mb]
-            tokens = mb * context / cp
-            head = 0.0 if arch.vocab is None else 3.0 * gemm_seconds(tokens, arch.vocab / tp, arch.width, hw) / STEP_EFFICIENCY
-            layer = 3.0 * (gemm / STEP_EFFICIENCY + core / STEP_EFFICIENCY + elementwise / STEP_EFFICIENCY)
-            heads[tp, cp, mb] = layer + comm.tp_seconds(hw, tp, tokens * arch.width * BYTES, 4, base), head
-        layer, head = heads[tp, cp, mb]
-        stage_layers = -(-depth // pp)
-        micro = -(-global_batch // (dp * mb))
-        params_gpu = (nonembedding * stage_layers / depth + embedding / (2.0 if pp > 1 else 1.0)) / tp
-        optimizer = ADAM_BYTES_PER_PARAM * params_gpu / (dp if zeros[j] >= 1 else 1.0) / hw.hbm_bandwidth
-        bounds.append(((micro + (pp - 1) / v) * (stage_layers * layer + head) + optimizer, index, i, j))
     bounds.sort()
     best = None
     for bound, index, i, j in bounds:
