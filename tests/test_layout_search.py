@@ -93,3 +93,14 @@ def test_shapes_of_one_width_share_layer_costs_without_changing_answers():
         for depth in (8, 24, 9, 40, 16):
             arch = preset(family).architecture(depth, width)
             _same(L.search(arch, hw, 16, 4096, 256), L.search_grid(arch, hw, 16, 4096, 256))
+
+
+@pytest.mark.parametrize("family,depth,width", SHAPES[:5])
+def test_search_without_counting_gives_the_same_layout(family, depth, width):
+    """A plan's candidates skip counting the layouts that fit (``count=False``): the answer is the
+    brute force's, with the count null."""
+    arch = preset(family).architecture(depth, width)
+    hw = accelerator("h100")
+    fast, slow = L.search(arch, hw, 64, 4096, 256, count=False), L.search_grid(arch, hw, 64, 4096, 256)
+    assert fast[4] is None
+    _same(fast[:4] + (slow[4],), slow)

@@ -196,26 +196,27 @@ def _shared(arch, hw, context, flash, attention, options) -> tuple[dict, dict, d
 
 
 def search(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | None = None,
-           attention: str | None = None, overlap: bool = True, memory_limit: float | None = None, **options):
+           attention: str | None = None, overlap: bool = True, memory_limit: float | None = None,
+           count: bool = True, **options):
     """The fastest layout that fits: (layout dict of plain numbers, rates dict, memory bytes, layouts tried,
-    layouts that fit); None when no layout of the fixed degrees divides the GPUs. When nothing fits,
-    the least memory layout is returned with ``fits`` False. ``options``: other Layout fields
-    (sequence_parallel, dropout); ``memory_limit``: bytes per GPU (default the HBM; infinity: every
-    layout fits, as a published run did).
+    layouts that fit, or None when ``count`` is False); None when no layout of the fixed degrees divides
+    the GPUs. When nothing fits, the least memory layout is returned with ``fits`` False. ``options``:
+    other Layout fields (sequence_parallel, dropout); ``memory_limit``: bytes per GPU (default the HBM;
+    infinity: every layout fits, as a published run did).
 
-    The same answer as ``search_grid`` on plain numbers, without evaluating every layout's time:
-    - every layout's memory is added up from its model states (per tp, pp, dp, ZeRO stage) and its
-      activations (per tp, pp, cp, micro-batch, recomputation), to count the ones that fit;
+    The same answer as ``search_grid`` on plain numbers, without evaluating every layout:
+    - each (tp, cp, pp, dp, interleave, micro-batch) has a lower bound on its step: the pipeline's
+      compute at three passes per micro-batch with tensor parallelism's four all-reduces, + the
+      optimizer step at its least; they are visited in the order of that bound, and the search stops
+      at the first bound above the best step found;
     - of the ZeRO stages 0-2 only the highest allowed is timed (with dp > 1 they take the same time
       but for the optimizer step, which stages 1-2 divide by dp, and 2 holds the least memory; with
       dp = 1 every stage is the same layout, and the first is kept); stage 3 is timed too;
     - of the recomputations only the first that fits is timed: later ones add time (a forward, the
       attention core) and save only memory; under a flash kernel none and selective are the same
       layout, and the first is kept;
-    - the layouts of one (tp, cp, pp, interleave, micro-batch) share a lower bound on the step: the
-      pipeline's compute at three passes per micro-batch with tensor parallelism's four all-reduces,
-      + the optimizer step; they are timed in the order of that bound, and the search stops at the
-      first bound above the best step found."""
+    - ``count``: every layout's memory is added up from its model states and activations, to count
+      the ones that fit (also done when nothing fits, to find the least memory one)."""
     fixed = fixed or {}
     rows = combinations(arch, hw, gpus, context, global_batch, fixed)
     if not rows:
@@ -226,75 +227,76 @@ def search(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | N
     flash = attention_kernel(arch, base) == "flash"
     sequence_parallel = options.get("sequence_parallel", True)
     depth = arch.depth + arch.decoder_depth
-    per_row = len(rcs) * len(zeros)
+    fields = {"attention": attention, "overlap": overlap, **options}
+    forwards, heads, layers = _shared(arch, hw, context, flash, attention, tuple(sorted(options.items())))
+    states, activations = {}, {}
+    nonembedding, embedding = blocks.params_nonembedding(arch), blocks.params_embedding(arch) or 0
+    divided = any(z >= 1 for z in zeros)  # the optimizer step at its least: divided by dp when a stage allows it
+
+    def memory(tp, cp, pp, dp, mb) -> tuple[list, list]:
+        """(model states per ZeRO stage, activations per recomputation) of one layout key."""
+        if (tp, pp, dp) not in states:
+            states[tp, pp, dp] = [state_bytes(arch, tp, pp, dp, z) for z in zeros]
+        if (tp, pp, cp, mb) not in activations:
+            if (tp, mb) not in layers:
+                layers[tp, mb] = [layer_activation_bytes(arch, tp, mb, r, context, sequence_parallel, flash) for r in (0, 1, 2)]
+            activations[tp, pp, cp, mb] = [activation_bytes(arch, tp, pp, cp, mb, r, context, sequence_parallel, flash,
+                                                            layers[tp, mb][r]) for r in rcs]
+        return states[tp, pp, dp], activations[tp, pp, cp, mb]
+
+    bounds = []
+    for index, (tp, cp, pp, dp, v, mb) in enumerate(rows):
+        if (tp, cp, mb) not in heads:
+            forwards[tp, cp, mb] = layer_forward(arch, hw, Layout(tp=tp, cp=cp, micro_batch=mb, **fields), context)
+            gemm, core, elementwise, _ = forwards[tp, cp, mb]
+            tokens = mb * context / cp
+            head = 0.0 if arch.vocab is None else 3.0 * gemm_seconds(tokens, arch.vocab / tp, arch.width, hw) / STEP_EFFICIENCY
+            layer = 3.0 * (gemm / STEP_EFFICIENCY + core / STEP_EFFICIENCY + elementwise / STEP_EFFICIENCY)
+            heads[tp, cp, mb] = layer + comm.tp_seconds(hw, tp, tokens * arch.width * BYTES, 4, base), head
+        layer, head = heads[tp, cp, mb]
+        stage_layers = -(-depth // pp)
+        micro = -(-global_batch // (dp * mb))
+        params_gpu = (nonembedding * stage_layers / depth + embedding / (2.0 if pp > 1 else 1.0)) / tp
+        optimizer = ADAM_BYTES_PER_PARAM * params_gpu / (dp if divided else 1.0) / hw.hbm_bandwidth
+        bounds.append(((micro + (pp - 1) / v) * (stage_layers * layer + head) + optimizer, index))
+    bounds.sort()
     low = [j for j, z in enumerate(zeros) if z <= 2]  # with dp > 1: the highest allowed stage of 0-2, and 3
     keep = low[-1:] + [j for j, z in enumerate(zeros) if z == 3]
-    forwards, heads, layers = _shared(arch, hw, context, flash, attention, tuple(sorted(options.items())))
-    states, activations, seen = {}, {}, {}
-    nonembedding, embedding = blocks.params_nonembedding(arch), blocks.params_embedding(arch) or 0
-    fields = {"attention": attention, "overlap": overlap, **options}
-    fitting, least, bounds = 0, None, []
-    for index, (tp, cp, pp, dp, v, mb) in enumerate(rows):
-        key = (tp, cp, pp, dp, mb)  # the interleaved degrees of one key share its memory and most of its bound
-        if key not in seen:
-            if (tp, pp, dp) not in states:
-                states[tp, pp, dp] = [state_bytes(arch, tp, pp, dp, z) for z in zeros]
-            if (tp, pp, cp, mb) not in activations:
-                if (tp, mb) not in layers:
-                    layers[tp, mb] = [layer_activation_bytes(arch, tp, mb, r, context, sequence_parallel, flash) for r in (0, 1, 2)]
-                activations[tp, pp, cp, mb] = [activation_bytes(arch, tp, pp, cp, mb, r, context, sequence_parallel, flash,
-                                                                layers[tp, mb][r]) for r in rcs]
-            state, acts = states[tp, pp, dp], activations[tp, pp, cp, mb]
-            count, smallest, choices = 0, None, []
-            for i, a in enumerate(acts):
-                for j, st in enumerate(state):
-                    if st + a <= limit:
-                        count += 1
-                    elif smallest is None or st + a < smallest[0]:
-                        smallest = (st + a, i, j)
-            if smallest is not None and (least is None or smallest[0] < least[0]):
-                memory, i, j = smallest
-                least = (memory, (tp, cp, pp, dp, v, mb, rcs[i], zeros[j]))
-            for j in (keep if dp > 1 else [0]):
-                i = next((i for i, a in enumerate(acts) if state[j] + a <= limit), None)
-                if i is not None:
-                    choices.append((i, j))
-            if choices:  # the bound's parts: compute per micro-batch through one stage, micro-batches, optimizer
-                if (tp, cp, mb) not in forwards:
-                    forwards[tp, cp, mb] = layer_forward(arch, hw, Layout(tp=tp, cp=cp, micro_batch=mb, **fields), context)
-                    gemm, core, elementwise, _ = forwards[tp, cp, mb]
-                    tokens = mb * context / cp
-                    head = 0.0 if arch.vocab is None else 3.0 * gemm_seconds(tokens, arch.vocab / tp, arch.width, hw) / STEP_EFFICIENCY
-                    layer = 3.0 * (gemm / STEP_EFFICIENCY + core / STEP_EFFICIENCY + elementwise / STEP_EFFICIENCY)
-                    heads[tp, cp, mb] = layer + comm.tp_seconds(hw, tp, tokens * arch.width * BYTES, 4, base), head
-                layer, head = heads[tp, cp, mb]
-                stage_layers = -(-depth // pp)
-                params_gpu = (nonembedding * stage_layers / depth + embedding / (2.0 if pp > 1 else 1.0)) / tp
-                choices = [(i, j, ADAM_BYTES_PER_PARAM * params_gpu / (dp if zeros[j] >= 1 else 1.0) / hw.hbm_bandwidth)
-                           for i, j in choices]
-                seen[key] = count, choices, -(-global_batch // (dp * mb)), stage_layers * layer + head
-            else:
-                seen[key] = count, choices, 0, 0.0
-        count, choices, micro, stage = seen[key]
-        fitting += count
-        for i, j, optimizer in choices:
-            bounds.append(((micro + (pp - 1) / v) * stage + optimizer, index, i, j))
-    tried = len(rows) * per_row
-    if not bounds:
-        memory, row = least
-        chosen = dict(zip((*FIELDS, "recompute", "zero"), row))
-        return _answer(arch, hw, chosen, False, memory, tried, fitting, context, global_batch, gpus, base)
-    bounds.sort()
     best = None
-    for bound, index, i, j in bounds:
+    for bound, index in bounds:
         if best is not None and bound * (1 - SAFETY) > best[0]:
             break
         tp, cp, pp, dp, v, mb = rows[index]
-        lay = Layout(tp=tp, cp=cp, pp=pp, dp=dp, interleave=v, micro_batch=mb, recompute=rcs[i], zero=zeros[j], **fields)
-        step = train_step(arch, hw, lay, context, global_batch, forwards[tp, cp, mb])["step_seconds"]
-        key = (step, states[tp, pp, dp][j] + activations[tp, pp, cp, mb][i], index * per_row + i * len(zeros) + j)
-        if best is None or key < best:
-            best = key
-            row = (tp, cp, pp, dp, v, mb, rcs[i], zeros[j])
-    chosen = dict(zip((*FIELDS, "recompute", "zero"), row))
-    return _answer(arch, hw, chosen, True, best[1], tried, fitting, context, global_batch, gpus, base)
+        state, acts = memory(tp, cp, pp, dp, mb)
+        for j in (keep if dp > 1 else [0]):
+            i = next((i for i, a in enumerate(acts) if state[j] + a <= limit), None)
+            if i is None:
+                continue
+            lay = Layout(tp=tp, cp=cp, pp=pp, dp=dp, interleave=v, micro_batch=mb, recompute=rcs[i], zero=zeros[j], **fields)
+            step = train_step(arch, hw, lay, context, global_batch, forwards[tp, cp, mb])["step_seconds"]
+            key = (step, state[j] + acts[i], index * len(rcs) * len(zeros) + i * len(zeros) + j)
+            if best is None or key < best:
+                best, row = key, (tp, cp, pp, dp, v, mb, rcs[i], zeros[j])
+    tried, fitting = len(rows) * len(rcs) * len(zeros), None
+    if count or best is None:
+        fitting, least, counted = 0, None, {}
+        for tp, cp, pp, dp, v, mb in rows:
+            if (tp, cp, pp, dp, mb) in counted:  # its interleaved degrees share the memory (and come later)
+                fitting += counted[tp, cp, pp, dp, mb]
+                continue
+            state, acts = memory(tp, cp, pp, dp, mb)
+            fits = 0
+            for i, a in enumerate(acts):
+                for j, st in enumerate(state):
+                    if st + a <= limit:
+                        fits += 1
+                    elif least is None or st + a < least[0]:
+                        least = (st + a, (tp, cp, pp, dp, v, mb, rcs[i], zeros[j]))
+            counted[tp, cp, pp, dp, mb] = fits
+            fitting += fits
+    if best is None:
+        memory_bytes, row = least
+        return _answer(arch, hw, dict(zip((*FIELDS, "recompute", "zero"), row)), False, memory_bytes, tried, fitting,
+                       context, global_batch, gpus, base)
+    return _answer(arch, hw, dict(zip((*FIELDS, "recompute", "zero"), row)), True, best[1], tried, fitting,
+                   context, global_batch, gpus, base)

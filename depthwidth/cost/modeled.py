@@ -28,7 +28,7 @@ def modeled_costs(arch, spec, fixed: tuple = ()) -> tuple:
     from .run import run_costs
 
     record = predict(arch, Cluster(gpu=spec.gpu, gpus=spec.gpus, context=spec.context, tokens=spec.tokens,
-                                   fixed=tuple(fixed), serve=True, batch=1))
+                                   fixed=tuple(fixed), serve=True, batch=1, count_layouts=False))
     lay = record["layout"]
     recompute = lay["recompute"]
     if recompute == "none" and attention_kernel(arch, Layout()) == "flash":

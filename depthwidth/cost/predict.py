@@ -12,7 +12,8 @@ from .billed import BILLED_NOTE, BILLED_RATIO
 @dataclass(frozen=True)
 class Cluster:
     """The run and the cluster: accelerator, GPUs (None: one node), context, global batch in sequences
-    (None: GPT-3's by size), training tokens, an MFU override, the fixed layout fields, serving batch."""
+    (None: GPT-3's by size), training tokens, an MFU override, the fixed layout fields, serving batch,
+    whether to count the layouts that fit."""
 
     gpu: str = "h100"
     gpus: int | None = None
@@ -24,6 +25,7 @@ class Cluster:
     attention: str | None = None
     serve: bool = False
     batch: int = 1
+    count_layouts: bool = True  # False: layouts_fitting is null (the search skips counting; a plan's candidates)
 
 
 def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
@@ -44,7 +46,7 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
                      "(Brown et al. 2020, Table 2.1); set --global-batch")
     if cluster.gpus is None:
         notes.append(f"no --gpus: one node of {gpus} {hw.label}")
-    found = search(arch, hw, gpus, cluster.context, batch, fixed, cluster.attention)
+    found = search(arch, hw, gpus, cluster.context, batch, fixed, cluster.attention, count=cluster.count_layouts)
     if found is None:
         raise InputError("--gpus", gpus, "no layout of the fixed degrees divides it: tp x cp x pp must divide the GPUs")
     layout, rates, memory, tried, fitting = found
