@@ -17,9 +17,11 @@ from dataclasses import dataclass, field, replace
 
 from ..errors import InputError
 from ..arch.hardware import Constraints, tp_sizes, width_step
-from ..arch.blocks import DEFAULT_CONTEXT
-from ..arch.record import ShapeRecord, block_fields, counts, shape_record
+from ..arch.blocks import DEFAULT_CONTEXT, Architecture
+from ..arch.record import COUNT_FIELDS, COUNT_TYPES, LAYOUT_FIELDS, ShapeRecord, block_fields, counts, repeats, shape_record
 from ..theory.shapes import MAX_DEPTH, MAX_WIDTH
+from ..cost.fields import COST_FIELDS
+from ..cost.run import RunCosts
 from ..arch.snapping import (BUDGET_TOLERANCE, FAR_FROM_BUDGET, Snapped, no_valid_shape, rule_shape, snap_depth,  # noqa: F401
                        snap_width)
 from ..arch.spending import Quadratic, Spending, block_min_depth, block_min_depth_exact, quadratic  # noqa: F401
@@ -77,6 +79,8 @@ def candidate(snapped: Snapped, context: int, reading: str = CONSISTENT, costs: 
 
 
 @dataclass(frozen=True)
+@repeats(Architecture, LAYOUT_FIELDS, after="width")
+@repeats(COUNT_TYPES, COUNT_FIELDS, after="params_12Ld2")
 class PlanBrief:
     """The threshold rule's answer for one budget: the leading fields of every plan record, and
     all of `plan --brief` (``brief.py``)."""
@@ -89,18 +93,7 @@ class PlanBrief:
     min_depth: int
     width_exact: float
     width: int
-    heads: int
-    kv_heads: int
-    head_dim: int
-    ffn: int
-    gated: bool
-    experts: int | None
-    top_k: int | None
     params_12Ld2: int
-    params_nonembedding: int
-    params_active: int
-    params_embedding: int | None
-    params_with_embeddings: int | None
     budget_deviation: float
     flops_per_token: int
     kv_bytes_per_token: int | None
@@ -109,6 +102,7 @@ class PlanBrief:
 
 
 @dataclass(frozen=True)
+@repeats(RunCosts, COST_FIELDS, after="run")
 class Plan(PlanBrief):
     """The plan record for one budget (field names are the JSON contract; README documents each):
     the PlanBrief fields, then the rule, the recommendation, the evidence and the run."""
@@ -136,20 +130,7 @@ class Plan(PlanBrief):
     rule_in_range: bool | None
     rule_clamped: bool | None
     # the training run (costs.py; README "Costs of a training run"): the minimal-depth shape's costs
-    run: dict
-    tokens: float | None
-    train_flops_per_token: int
-    train_flops: float | None
-    train_gpu_hours: float | None
-    train_days: float | None
-    weights_bytes_per_gpu: int
-    gradients_bytes_per_gpu: int
-    optimizer_bytes_per_gpu: int
-    activations_bytes_per_gpu: int
-    train_memory_per_gpu_bytes: int
-    fits_on_gpu: bool
-    kv_cache_bytes_per_sequence: int | None
-    inference_memory_bytes: int
+    run: dict  # then cost.fields.COST_FIELDS, as cost.run.RunCosts types them
     # ... and the recommended shape's
     recommended_train_flops: float | None
     recommended_train_gpu_hours: float | None

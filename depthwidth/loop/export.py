@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 
 from . import trainformats
 from ..arch.blocks import DEFAULT_CONTEXT, Architecture, params_active, params_embedding, params_nonembedding, position_table_note
+from ..arch.record import COUNT_FIELDS, COUNT_TYPES, LAYOUT_FIELDS, repeats
 from ..arch.presets import PRESETS, preset
 from ..errors import InputError
 
@@ -97,6 +98,8 @@ MODEL_FIELDS = {
 
 
 @dataclass(frozen=True)
+@repeats(Architecture, LAYOUT_FIELDS, after="width", gated="gated_ffn")
+@repeats(COUNT_TYPES, COUNT_FIELDS, after="context")
 class Export:
     """The record of one written config (field names are the JSON contract)."""
 
@@ -105,20 +108,9 @@ class Export:
     model_type: str | None
     depth: int
     width: int
-    heads: int
-    kv_heads: int
-    head_dim: int
-    ffn: int
-    gated_ffn: bool
-    experts: int | None
-    top_k: int | None
     vocab: int
     tied: bool
     context: int
-    params_nonembedding: int  # every expert (blocks.params_nonembedding)
-    params_active: int  # per token (blocks.params_active)
-    params_embedding: int | None
-    params_with_embeddings: int | None
     notes: tuple[str, ...]
 
 

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..errors import InputError
+from ..arch.blocks import Architecture
+from ..arch.record import COUNT_FIELDS, COUNT_TYPES, LAYOUT_FIELDS, repeats
 from ..arch.hardware import Constraints, tp_sizes
 from ..advice.planner import MAX_PLAN_WIDTH, PlanOptions
 from ..arch.snapping import BUDGET_TOLERANCE, FAR_FROM_BUDGET, Snapped, valid_arch
@@ -51,6 +53,8 @@ BUDGET_COUNT_FIELDS = {"total": "params_nonembedding", "active": "params_active"
 
 
 @dataclass(frozen=True)
+@repeats(Architecture, LAYOUT_FIELDS, after="width")
+@repeats(COUNT_TYPES, COUNT_FIELDS, after="params_12Ld2")
 class SweepRow:
     """One shape of a sweep: its ``id`` (the export folder name), the shape record, the count the
     budget limits with its deviation, and ``loss`` (None: to fill in)."""
@@ -60,18 +64,7 @@ class SweepRow:
     budget_count: str
     depth: int
     width: int
-    heads: int
-    kv_heads: int
-    head_dim: int
-    ffn: int
-    gated: bool
-    experts: int | None
-    top_k: int | None
     params_12Ld2: int
-    params_nonembedding: int
-    params_active: int
-    params_embedding: int | None
-    params_with_embeddings: int | None
     budget_deviation: float
     within_tolerance: bool
     aspect_ratio: float
