@@ -246,6 +246,13 @@ _MOBILELLM_RATIOS = [d / L for L, d in P.MOBILELLM_SHAPES]
 _MINICPM_RATIOS = [d / L for L, d in P.MINICPM_SHAPES]
 
 
+def _aspect_band(ratios: list[float], middle: str, low: str, high: str) -> dict:
+    """The constants of a practice band of d/L: the rule's ratio, the geometric middle of the published
+    ratios (``middle`` says which), and the band's two ends (``low``, ``high`` say whose)."""
+    return {"ratio": Constant(round(math.sqrt(min(ratios) * max(ratios)), 1), middle, True),
+            "band_low": Constant(min(ratios), low, True), "band_high": Constant(max(ratios), high, True)}
+
+
 def _nanochat_params(depth: int) -> float:
     return _params_12(depth, math.ceil(64 * depth / 128) * 128)
 
@@ -329,12 +336,8 @@ _REGISTRY_RULES = (
     ),
     Rule(
         name="mobilellm", kind=PRACTICE, formula="d = 24·L (MobileLLM: d/L 19-30, deep and thin)",
-        constants={
-            "ratio": Constant(round(math.sqrt(min(_MOBILELLM_RATIOS) * max(_MOBILELLM_RATIOS)), 1),
-                              "geometric middle of the published band 19.2 (125M: 30x576) to 30 (350M: 32x960)", True),
-            "band_low": Constant(min(_MOBILELLM_RATIOS), "d/L of MobileLLM-125M (30 layers, width 576)", True),
-            "band_high": Constant(max(_MOBILELLM_RATIOS), "d/L of MobileLLM-350M (32 layers, width 960)", True),
-        },
+        constants=_aspect_band(_MOBILELLM_RATIOS, "geometric middle of the published band 19.2 (125M: 30x576) to 30 (350M: 32x960)",
+                               "d/L of MobileLLM-125M (30 layers, width 576)", "d/L of MobileLLM-350M (32 layers, width 960)"),
         source="arXiv 2402.14905 (Liu et al., 'MobileLLM', ICML 2024); shapes in huggingface.co/facebook/MobileLLM-125M (model card table)",
         fit_range="nominal sizes 125M-1.5B, depths 30-54; only below ~1.5B",
         params_range=(1.25e8, 1.5e9), depth_range=(30.0, 54.0), verified=True,
@@ -383,12 +386,8 @@ _REGISTRY_RULES = (
     ),
     Rule(
         name="minicpm", kind=PRACTICE, formula="d = 41·L (MiniCPM: d/L 30-58, deep and thin)",
-        constants={
-            "ratio": Constant(round(math.sqrt(min(_MINICPM_RATIOS) * max(_MINICPM_RATIOS)), 1),
-                              "geometric middle of 1536/52 (MiniCPM 1.2B) and 2304/40 (MiniCPM 2.4B)", True),
-            "band_low": Constant(min(_MINICPM_RATIOS), "d/L of MiniCPM 1.2B (52 layers, width 1536)", True),
-            "band_high": Constant(max(_MINICPM_RATIOS), "d/L of MiniCPM 2.4B (40 layers, width 2304)", True),
-        },
+        constants=_aspect_band(_MINICPM_RATIOS, "geometric middle of 1536/52 (MiniCPM 1.2B) and 2304/40 (MiniCPM 2.4B)",
+                               "d/L of MiniCPM 1.2B (52 layers, width 1536)", "d/L of MiniCPM 2.4B (40 layers, width 2304)"),
         source="arXiv 2404.06395 (Hu et al. 2024, 'MiniCPM'); released configs openbmb/MiniCPM-2B and MiniCPM-1B",
         fit_range=f"two trained shapes: 12·L·d² {_params_12(52, 1536):.3g} (1.2B) to {_params_12(40, 2304):.3g} (2.4B), depths 40-52",
         params_range=(_params_12(52, 1536), _params_12(40, 2304)), depth_range=(40.0, 52.0), verified=True,

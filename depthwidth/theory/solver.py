@@ -298,15 +298,20 @@ def replicate_width(deep_depth: int, deep_width: int, deep_heads: int, shallow_d
     basis = COROLLARY_1 if deep.regime == EFFICIENT else FROM_BOUNDS
     if deep.regime == THRESHOLD:
         return _nothing(f"the deep network sits on the threshold d = 3^{deep.depth}: no lower bound to replicate", basis)
-    target, size, target_form = _deep_target(deep, lower=True)
-    answer = _solve(_REPLICATE, target_form, target, size, int(shallow_depth), int(heads), deep.c2_reading, basis)
-    notes = answer.notes
-    if basis == FROM_BOUNDS:
-        notes += (f"Corollary 1 is stated for a deep network with d > 3^L; {deep.depth}x{deep.width} is not one, "
-                  "so this width follows from the bounds (UB of the shallow >= LB of the deep), not from the corollary",)
+    answer, notes = _solved(deep, _REPLICATE, shallow_depth, heads, basis,
+                            f"Corollary 1 is stated for a deep network with d > 3^L; {deep.depth}x{deep.width} is not one, "
+                            "so this width follows from the bounds (UB of the shallow >= LB of the deep), not from the corollary")
     if deep.lower_vacuous:
         notes += ("the deep network's lower bound is vacuous: no width is provably too small",)
     return Width(answer.width, answer.log10_width, answer.theorem, basis, notes)
+
+
+def _solved(deep, kind, shallow_depth: int, heads: int, basis: str, off_corollary: str):
+    """The width a corollary solves for (``kind``: _REPLICATE reaches the deep lower bound, _SURPASS
+    exceeds its upper bound) and its notes, with ``off_corollary`` when it follows from the bounds."""
+    target, size, target_form = _deep_target(deep, lower=kind is _REPLICATE)
+    answer = _solve(kind, target_form, target, size, int(shallow_depth), int(heads), deep.c2_reading, basis)
+    return answer, answer.notes + ((off_corollary,) if basis == FROM_BOUNDS else ())
 
 
 def surpass_width(deep_depth: int, deep_width: int, deep_heads: int, shallow_depth: int, shallow_heads: int | None = None,
@@ -323,13 +328,10 @@ def surpass_width(deep_depth: int, deep_width: int, deep_heads: int, shallow_dep
         reason = (f"sits on the threshold d = 3^{deep.depth}" if deep.regime == THRESHOLD
                   else f"has no usable upper bound ({'; '.join(deep.notes)})")
         return _nothing(f"the deep network {reason}: nothing to surpass", basis)
-    target, size, target_form = _deep_target(deep, lower=False)
-    answer = _solve(_SURPASS, target_form, target, size, int(shallow_depth), int(heads), deep.c2_reading, basis)
-    notes = answer.notes
-    if basis == FROM_BOUNDS:
-        notes += (f"Corollary 2 is stated for a deep network with L > log3 d; {deep.depth}x{deep.width} is not one "
-                  f"(log3 d = {deep.threshold_depth:.3f}), so this width follows from the bounds "
-                  "(LB of the shallow > UB of the deep), not from the corollary",)
+    answer, notes = _solved(deep, _SURPASS, shallow_depth, heads, basis,
+                            f"Corollary 2 is stated for a deep network with L > log3 d; {deep.depth}x{deep.width} is not one "
+                            f"(log3 d = {deep.threshold_depth:.3f}), so this width follows from the bounds "
+                            "(LB of the shallow > UB of the deep), not from the corollary")
     return Width(answer.width, answer.log10_width, answer.theorem, basis, notes)
 
 
