@@ -17,7 +17,7 @@ find the depth with the lowest loss; across sizes fit how that optimum moves.
    where a group weighs by the bootstrap spread of its optimum. Intervals come from the fit's
    covariance (J^T·J)^-1, widened by the reduced chi-square when the groups scatter more than
    their own spread allows (Birge ratio). The covariance is saved with the rule, so the planner
-   can show a fitted depth with its interval (``rulefile.fitted_depth``).
+   can show a fitted depth with its interval (``rulelaw.fitted_depth``).
 5. Goodness of fit is the error of predicting each group's optimal width from its size, in
    ln(width): for the Levine form, where the law crosses the group's iso-size curve
    (``scipy.optimize.brentq``); for the power law, k·N^alpha. ``r2`` and ``heldout_rmse`` are
