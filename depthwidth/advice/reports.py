@@ -64,9 +64,9 @@ def block_for(text: str, shape):
 
 @lru_cache(maxsize=None)
 def _comparison_report():
-    """solver.Comparison with ShapeRecord sides and the empirical context (built on first use:
+    """comparison.Comparison with ShapeRecord sides and the empirical context (built on first use:
     only compare imports the solver)."""
-    from ..theory.solver import Comparison
+    from ..theory.comparison import Comparison
 
     @dataclass(frozen=True)
     class ComparisonReport(Comparison):
@@ -82,7 +82,7 @@ def _comparison_report():
 
 
 def compare_with_blocks(comparison, deep_arch, shallow_arch):
-    """A solver.Comparison whose deep and shallow records carry their blocks, plus the empirical
+    """A comparison.Comparison whose deep and shallow records carry their blocks, plus the empirical
     context the mathematics leaves out: each side's empirical optimum depth, and where each sits
     against the empirical rules (rules.shape_positions)."""
     from .rules import shape_positions

@@ -22,7 +22,7 @@ def command(
     from ...output import emit
     from ...output.tables import compare_tables
     from ...advice.reports import block_for, compare_with_blocks
-    from ...theory.solver import compare_shapes
+    from ...theory.comparison import compare_shapes
     from ..training import costed, given_run
 
     format, field, c2_reading = shown

@@ -25,7 +25,7 @@ def command(
     from ...advice.reports import block_for
     from ...arch.record import block_fields
     from ...theory.shapes import MAX_DEPTH
-    from ...theory.solver import equivalence
+    from ...theory.comparison import equivalence
 
     format, field, c2_reading = shown
     check_heads(heads)
