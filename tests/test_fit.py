@@ -437,7 +437,8 @@ def test_other_formats(fmt, tmp_path):
 
 def test_fit_figure_has_its_artists(tmp_path):
     pytest.importorskip("matplotlib")
-    from depthwidth.output.plot import fit_figure, save_figure
+    from depthwidth.output.plot import save_figure
+    from depthwidth.output.plot_fit import fit_figure
 
     text = csv_text(sweep_rows(lambda N: levine_optimum(5.039, 0.0555, N), np.random.default_rng(11)))
     runs = parse_results(text, "s.csv")

@@ -91,7 +91,7 @@ def command(
              "--brief gives the threshold rule's answer for all of them at once")
     if rules:
         from ...advice.rule_table import rule_shapes
-        from ...output.tables import plan_rules_tables
+        from ...output.plan_tables import plan_rules_tables
 
         left_out: list[str] = []
         with as_typed(given.values):
@@ -124,7 +124,7 @@ def command(
 
 def _tables(records, show_all: bool, explain: bool):
     """The plan's table (imported only when a table is printed: JSON, CSV and --field never load it)."""
-    from ...output.tables import plan_tables
+    from ...output.plan_tables import plan_tables
 
     return plan_tables(records, show_all, explain)
 
@@ -172,7 +172,7 @@ def _brief(values: list[int], options, source: str, fmt: str, field) -> None:
     from ...advice.brief import PlanBrief, brief_columns
     from ...output import emit
     from ...output.columns import write_columns
-    from ...output.tables import plan_brief_tables
+    from ...output.plan_tables import plan_brief_tables
 
     columns = brief_columns(values, options, source)
     if fmt == "table" and field is None:
