@@ -18,7 +18,7 @@ __all__ = ["bounds", "bounds_grid", "regime", "threshold_depth", "replicate_widt
 
 _HOMES = {
     "bounds": "theory.separation", "bounds_grid": "theory.separation", "regime": "theory.separation", "threshold_depth": "theory.separation",
-    "replicate_width": "theory.solver", "surpass_width": "theory.solver", "equivalence": "theory.solver", "compare_shapes": "theory.solver",
+    "replicate_width": "theory.solver", "surpass_width": "theory.solver", "equivalence": "theory.comparison", "compare_shapes": "theory.comparison",
     "plan": "advice.planner", "min_depth": "theory.separation", "min_depth_exact": "theory.separation", "empirical_optimum": "advice.rules",
     "PlanOptions": "advice.planner", "Spending": "advice.planner", "plan_architecture": "advice.planner", "rule_shapes": "advice.rule_table",
     "Architecture": "arch.blocks", "preset": "arch.blocks", "params_nonembedding": "arch.blocks",

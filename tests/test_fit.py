@@ -437,7 +437,8 @@ def test_other_formats(fmt, tmp_path):
 
 def test_fit_figure_has_its_artists(tmp_path):
     pytest.importorskip("matplotlib")
-    from depthwidth.output.plot import fit_figure, save_figure
+    from depthwidth.output.plot import save_figure
+    from depthwidth.output.plot_fit import fit_figure
 
     text = csv_text(sweep_rows(lambda N: levine_optimum(5.039, 0.0555, N), np.random.default_rng(11)))
     runs = parse_results(text, "s.csv")
@@ -504,7 +505,7 @@ def _power_rule(**power) -> dict:
 def test_fitted_depth_of_a_power_rule_with_its_interval():
     """L = depth_k·N^beta; with the covariance (v_c, v_cb, v_b) of (ln L at the pivot, beta) the 95%
     interval is L·exp(±1.96·sqrt(v_c + 2·x·v_cb + x²·v_b)), x = ln N - pivot."""
-    from depthwidth.advice.rulefile import fitted_depth
+    from depthwidth.advice.rulelaw import fitted_depth
 
     pivot, cov = math.log(1e8), [[0.01, 0.001], [0.001, 0.0004]]
     rule = parse_rule(json.dumps(_power_rule(depth_covariance=cov, depth_pivot=pivot)))
@@ -522,7 +523,7 @@ def test_fitted_depth_of_a_power_rule_with_its_interval():
 
 
 def test_fitted_depth_of_a_levine_rule_solves_the_crossing():
-    from depthwidth.advice.rulefile import fitted_depth
+    from depthwidth.advice.rulelaw import fitted_depth
 
     rule = parse_rule(json.dumps(_valid_rule()))  # ln d = 5 + 0.05·L, intervals a 4.9-5.1, b 0.04-0.06
     shown = fitted_depth(rule, 1e9)
@@ -541,7 +542,7 @@ def test_absurd_rules_are_refused_not_clamped():
 
 def test_clamped_depth_is_flagged():
     """A plausible law over its fitted sizes can still leave 1..10^4 far outside them."""
-    from depthwidth.advice.rulefile import fitted_depth
+    from depthwidth.advice.rulelaw import fitted_depth
 
     rule = parse_rule(json.dumps(_power_rule(depth_beta=0.6, depth_k=1e-4, beta_interval=[0.55, 0.65])))
     shown = fitted_depth(rule, 1e15)  # 1e-4·1e15^0.6 = 1e5 layers

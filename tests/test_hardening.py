@@ -90,11 +90,12 @@ def test_plots_are_byte_identical_between_runs(tmp_path, suffix):
 def test_plot_checks_out_before_drawing(tmp_path, monkeypatch):
     pytest.importorskip("matplotlib")
     import depthwidth.output.plot as plot
+    import depthwidth.output.plot_bounds as plot_bounds
 
     def no_drawing(*args, **kwargs):
         raise AssertionError("drew a figure before checking --out")
 
-    monkeypatch.setattr(plot, "bounds_figure", no_drawing)
+    monkeypatch.setattr(plot_bounds, "bounds_figure", no_drawing)
     monkeypatch.setattr(plot, "phase_figure", no_drawing)
     assert_bad_input(run(["plot", "bounds", "--width", "768", "--out", str(tmp_path / "x.pdf")]), "x.pdf")
     assert_bad_input(run(["plot", "phase", "--out", str(tmp_path / "no" / "such" / "dir.svg")]), "dir.svg")

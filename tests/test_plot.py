@@ -13,8 +13,8 @@ pytest.importorskip("matplotlib")
 from depthwidth.errors import InputError
 from depthwidth.advice.rules import empirical_optimum
 from depthwidth.theory.separation import min_depth_exact, width_for
-from depthwidth.output.plot import (DEFAULT_BUDGETS, DEFAULT_MODELS, DPI, bounds_figure, phase_figure, require_matplotlib,
-                             save_figure)
+from depthwidth.output.plot import DEFAULT_BUDGETS, DEFAULT_MODELS, DPI, phase_figure, require_matplotlib, save_figure
+from depthwidth.output.plot_bounds import bounds_figure
 from depthwidth.theory.shapes import default_heads, parse_shape
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -108,8 +108,9 @@ def test_require_matplotlib_names_the_install_command(monkeypatch):
 
 
 def test_import_is_free_of_matplotlib_and_figures_avoid_pyplot():
-    code = ("import sys, depthwidth.output.plot as p; assert 'matplotlib' not in sys.modules, 'imported at module level'; "
-            "p.bounds_figure([768]); p.phase_figure(models=(), budgets=(1e9,)); "
+    code = ("import sys, depthwidth.output.plot as p, depthwidth.output.plot_bounds as b; "
+            "assert 'matplotlib' not in sys.modules, 'imported at module level'; "
+            "b.bounds_figure([768]); p.phase_figure(models=(), budgets=(1e9,)); "
             "assert 'matplotlib.pyplot' not in sys.modules, 'pyplot imported'")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr

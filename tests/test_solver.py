@@ -13,9 +13,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from depthwidth.theory.shapes import parse_shape
+from depthwidth.theory.comparison import DEEP_WINS, NO_SEPARATION, compare_shapes, equivalence
 from depthwidth.theory.solver import (
-    COROLLARY_1, COROLLARY_2, DEEP_WINS, EXACT_LIMIT, FROM_BOUNDS, NO_SEPARATION, compare_shapes, corollary2_beta1,
-    equivalence, replicate_width, surpass_width,
+    COROLLARY_1, COROLLARY_2, EXACT_LIMIT, FROM_BOUNDS, corollary2_beta1, replicate_width, surpass_width,
 )
 from depthwidth.theory.separation import (
     CONSISTENT, LITERAL, THRESHOLD, bounds, log3_sep_upper_efficient, log3_sep_upper_inefficient, regime,

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from . import published
-from .rules import FIT, PRACTICE, REGISTRY, _crossing, loglog_fit
+from .rule_type import _crossing
+from .rules import FIT, PRACTICE, REGISTRY, loglog_fit
 
 SIMILAR_SIZE = 2.0  # catalogue models within this factor of the budget (in 12·L·d²) count as similar
 COVER = 0.75  # the band holds this share of the used evidence (the shortest such interval)

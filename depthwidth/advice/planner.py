@@ -8,7 +8,8 @@ Three answers, kept apart on purpose:
 - hardware validity (``hardware.py``): every printed shape is snapped to widths and depths that
   satisfy the alignment and tensor-parallel constraints, with the deviation from the budget.
 
-Counting is ``blocks.py``'s: this module only asks it for counts of concrete architectures.
+Counting is ``blocks.py``'s: this module only asks it for counts of concrete architectures. The
+records it fills (Plan, PlanBrief, Candidate) are ``plan_record.py``'s.
 """
 from __future__ import annotations
 
@@ -18,162 +19,18 @@ from dataclasses import dataclass, field, replace
 from ..errors import InputError
 from ..arch.hardware import Constraints, tp_sizes, width_step
 from ..arch.blocks import DEFAULT_CONTEXT
-from ..arch.record import ShapeRecord, block_fields, counts, shape_record
+from ..arch.record import block_fields, counts
 from ..theory.shapes import MAX_DEPTH, MAX_WIDTH
 from ..arch.snapping import (BUDGET_TOLERANCE, FAR_FROM_BUDGET, Snapped, no_valid_shape, rule_shape, snap_depth,  # noqa: F401
                        snap_width)
 from ..arch.spending import Quadratic, Spending, block_min_depth, block_min_depth_exact, quadratic  # noqa: F401
 from . import notes as plan_notes
+from .plan_record import Candidate, Plan, PlanBrief, candidate  # noqa: F401 (the records, importable from here)
 from ..theory.separation import CONSISTENT, THRESHOLD, bounds, compare_pow3, min_depth, min_depth_exact, width_for  # noqa: F401
 
 # The largest width a plan may print is 10^15 (shapes.MAX_WIDTH); at the minimal depth 32 that is
 # a budget of 12·32·10^30 ≈ 3.84e32 for the paper's block. Larger budgets are refused, not rounded.
 MAX_PLAN_WIDTH = MAX_WIDTH
-
-
-# ---- the plan record ---------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Candidate(ShapeRecord):
-    """One iso-budget shape: the shape record (``shape_record.ShapeRecord``), its aspect ratio d/L,
-    ``budget_deviation`` (the relative deviation of the count the budget limits, the plan's
-    ``budget_count``, from the budget), whether its depth lies in the evidence band, and the costs
-    of its training run (``run_records.COST_FIELDS``; null where they need what was not given)."""
-
-    aspect_ratio: float
-    budget_deviation: float
-    in_band: bool = False
-    tokens: float | None = None
-    train_flops_per_token: int | None = None
-    train_flops: float | None = None
-    train_gpu_hours: float | None = None
-    train_days: float | None = None
-    weights_bytes_per_gpu: int | None = None
-    gradients_bytes_per_gpu: int | None = None
-    optimizer_bytes_per_gpu: int | None = None
-    activations_bytes_per_gpu: int | None = None
-    train_memory_per_gpu_bytes: int | None = None
-    fits_on_gpu: bool | None = None
-    kv_cache_bytes_per_sequence: int | None = None
-    inference_memory_bytes: int | None = None
-    loss_vs_best: float | None = None  # target.LOSS_FIELDS: the loss model's penalty and the time to the best shape's loss
-    loss_vs_best_low: float | None = None
-    loss_vs_best_high: float | None = None
-    time_to_target_days: float | None = None
-    time_to_target_gpu_hours: float | None = None
-    mfu: float | None = None  # cost/modeled.MODEL_FIELDS: the performance model's account of the shape (null with --mfu)
-    tokens_per_second: float | None = None
-    layout: dict | None = None
-    decode_seconds_per_token: float | None = None
-
-
-def candidate(snapped: Snapped, context: int, reading: str = CONSISTENT, costs: dict | None = None,
-              in_band: bool = False) -> Candidate:
-    """The candidate record of a snapped shape (``costs``: its cost fields, run_records.cost_fields)."""
-    arch = snapped.arch
-    record = shape_record(bounds(arch.depth, arch.width, arch.heads, reading), arch, context)
-    return Candidate(**record.__dict__, aspect_ratio=arch.width / arch.depth, budget_deviation=snapped.deviation,
-                     in_band=in_band, **(costs or {}))
-
-
-@dataclass(frozen=True)
-class PlanBrief:
-    """The threshold rule's answer for one budget: the leading fields of every plan record, and
-    all of `plan --brief` (``brief.py``)."""
-
-    budget: int
-    budget_source: str
-    arch: str
-    budget_count: str
-    min_depth_exact: float
-    min_depth: int
-    width_exact: float
-    width: int
-    heads: int
-    kv_heads: int
-    head_dim: int
-    ffn: int
-    gated: bool
-    experts: int | None
-    top_k: int | None
-    params_12Ld2: int
-    params_nonembedding: int
-    params_active: int
-    params_embedding: int | None
-    params_with_embeddings: int | None
-    budget_deviation: float
-    flops_per_token: int
-    kv_bytes_per_token: int | None
-    tp_sizes: tuple[int, ...]
-    regime: str
-
-
-@dataclass(frozen=True)
-class Plan(PlanBrief):
-    """The plan record for one budget (field names are the JSON contract; README documents each):
-    the PlanBrief fields, then the rule, the recommendation, the evidence and the run."""
-
-    rule: str
-    empirical_depth: float | None
-    empirical_width: float | None
-    recommended_depth: int
-    recommended_width: int
-    recommended_heads: int
-    recommended_kv_heads: int
-    recommended_ffn: int
-    recommended_params_nonembedding: int
-    recommended_params_active: int
-    recommended_params_with_embeddings: int | None
-    recommended_budget_deviation: float
-    recommended_tp_sizes: tuple[int, ...]
-    # the evidence and the pick (evidence.py; README "How the recommendation is made")
-    prefer: str
-    depth_band: tuple[int, int]
-    why: str
-    evidence: tuple[dict, ...]
-    rule_depth_low: float | None  # --rule-file: the 95% interval of the fitted depth, in range, clamped
-    rule_depth_high: float | None
-    rule_in_range: bool | None
-    rule_clamped: bool | None
-    # the training run (costs.py; README "Costs of a training run"): the minimal-depth shape's costs
-    run: dict
-    tokens: float | None
-    train_flops_per_token: int
-    train_flops: float | None
-    train_gpu_hours: float | None
-    train_days: float | None
-    weights_bytes_per_gpu: int
-    gradients_bytes_per_gpu: int
-    optimizer_bytes_per_gpu: int
-    activations_bytes_per_gpu: int
-    train_memory_per_gpu_bytes: int
-    fits_on_gpu: bool
-    kv_cache_bytes_per_sequence: int | None
-    inference_memory_bytes: int
-    # ... and the recommended shape's
-    recommended_train_flops: float | None
-    recommended_train_gpu_hours: float | None
-    recommended_train_days: float | None
-    recommended_train_memory_per_gpu_bytes: int
-    recommended_fits_on_gpu: bool
-    recommended_kv_cache_bytes_per_sequence: int | None
-    recommended_loss_vs_best: float | None
-    recommended_loss_vs_best_low: float | None
-    recommended_loss_vs_best_high: float | None
-    recommended_time_to_target_days: float | None
-    recommended_mfu: float | None  # the performance model's (cost/modeled.py); null with --mfu
-    recommended_tokens_per_second: float | None
-    recommended_layout: dict | None
-    recommended_decode_seconds_per_token: float | None
-    billed_ratio: float  # what billed time typically is against the predicted (cost/billed.py), with its source:
-    billed_note: str
-    optimal_depth: float  # the loss model's optimal depth at the budget (cost/loss.py; inspect and models report the same)
-    optimal_depth_low: float
-    optimal_depth_high: float
-    candidates: tuple[Candidate, ...]
-    warnings: tuple[str, ...]
-    notes: tuple[str, ...]
-
 
 DEFAULT_RULE = "consensus"  # recommend.CONSENSUS: the evidence band, then the cheapest valid shape in it
 
@@ -444,8 +301,9 @@ def run_record(cost) -> dict:
 
 
 def fitted_rule_depth(path, budget: int, model):
-    """rulefile.fitted_depth of the user's rule file at this budget, for the planner's block."""
-    from .rulefile import fitted_depth, read_rule_file
+    """rulelaw.fitted_depth of the user's rule file at this budget, for the planner's block."""
+    from .rulefile import read_rule_file
+    from .rulelaw import fitted_depth
 
     def log_width(L):
         width = model.width(budget, L)

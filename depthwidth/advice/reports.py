@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from ..arch.hardware import tp_sizes
 from .rules import empirical_optimum
-from ..arch.record import ShapeRecord, block_fields, fractional_heads_note, shape_record  # noqa: F401 (the records' home)
+from ..arch.record import ShapeRecord, block_fields, fractional_heads_note, repeats, shape_record  # noqa: F401 (the records' home)
 from ..theory.separation import bounds, min_depth
 
 
@@ -64,9 +64,9 @@ def block_for(text: str, shape):
 
 @lru_cache(maxsize=None)
 def _comparison_report():
-    """solver.Comparison with ShapeRecord sides and the empirical context (built on first use:
+    """comparison.Comparison with ShapeRecord sides and the empirical context (built on first use:
     only compare imports the solver)."""
-    from ..theory.solver import Comparison
+    from ..theory.comparison import Comparison
 
     @dataclass(frozen=True)
     class ComparisonReport(Comparison):
@@ -82,7 +82,7 @@ def _comparison_report():
 
 
 def compare_with_blocks(comparison, deep_arch, shallow_arch):
-    """A solver.Comparison whose deep and shallow records carry their blocks, plus the empirical
+    """A comparison.Comparison whose deep and shallow records carry their blocks, plus the empirical
     context the mathematics leaves out: each side's empirical optimum depth, and where each sits
     against the empirical rules (rules.shape_positions)."""
     from .rules import shape_positions
@@ -95,8 +95,14 @@ def compare_with_blocks(comparison, deep_arch, shallow_arch):
                                 deep_empirical_depth=empirical_optimum(comparison.deep.params_12Ld2)[0],
                                 shallow_empirical_depth=empirical_optimum(comparison.shallow.params_12Ld2)[0])
 
+# the loss model (cost/loss.py; the same one plan and sweep use) on a given shape: the optimum depth for
+# its size, and its predicted loss penalty against the best shape of its size, each with its interval
+LOSS_TYPES = dict.fromkeys(("optimal_depth", "optimal_depth_low", "optimal_depth_high", "loss_vs_best", "loss_vs_best_low",
+                            "loss_vs_best_high"), "float")
+
 
 @dataclass(frozen=True)
+@repeats(LOSS_TYPES, LOSS_TYPES, after="source")
 class ModelReport(ShapeRecord):
     """The models record: the shape record of a published architecture plus its catalogue data."""
 
@@ -111,15 +117,10 @@ class ModelReport(ShapeRecord):
     empirical_depth: float
     empirical_width: float
     source: str
-    optimal_depth: float  # the loss model's optimum for its size (cost/loss.py; the same one plan and sweep use)
-    optimal_depth_low: float
-    optimal_depth_high: float
-    loss_vs_best: float  # its predicted loss penalty against the best shape of its size
-    loss_vs_best_low: float
-    loss_vs_best_high: float
 
 
 @dataclass(frozen=True)
+@repeats(LOSS_TYPES, LOSS_TYPES, after="vocab_bottleneck")
 class ConfigReport(ShapeRecord):
     """The inspect record: the shape record of a config.json plus its real structure.
 
@@ -135,12 +136,6 @@ class ConfigReport(ShapeRecord):
     empirical_depth: float
     empirical_width: float
     vocab_bottleneck: bool
-    optimal_depth: float  # the loss model's optimum for its size (cost/loss.py; the same one plan and sweep use)
-    optimal_depth_low: float
-    optimal_depth_high: float
-    loss_vs_best: float  # its predicted loss penalty against the best shape of its size
-    loss_vs_best_low: float
-    loss_vs_best_high: float
 
     attention_layers: int | None = None
     params_other_mixers: int | None = None
@@ -150,9 +145,8 @@ def loss_report(depth: int, size: float) -> dict:
     """The loss model's fields of a shape of ``depth`` layers and ``size`` parameters (cost/loss.py)."""
     from ..cost.loss import loss_penalty, optimal_depth
 
-    names = ("optimal_depth", "optimal_depth_low", "optimal_depth_high", "loss_vs_best", "loss_vs_best_low", "loss_vs_best_high")
     values = [*optimal_depth(max(size, 1)), *loss_penalty(depth, max(size, 1))]
-    return {name: float(v) for name, v in zip(names, values)}
+    return {name: float(v) for name, v in zip(LOSS_TYPES, values)}
 
 
 def size_notes(depth: int, width: int, size: int, vocab: int | None) -> tuple[tuple[str, ...], int, float, float]:

@@ -18,9 +18,31 @@ from .blocks import DEFAULT_CONTEXT
 from .hardware import tp_sizes
 from ..theory.separation import Bounds
 
-COUNT_FIELDS = ("params_nonembedding", "params_active", "params_embedding", "params_with_embeddings")
+# the parameter counts of a counted block (the embeddings unknown without a vocabulary), as records show them
+COUNT_TYPES = {"params_nonembedding": "int", "params_active": "int", "params_embedding": "int | None",
+               "params_with_embeddings": "int | None"}
+COUNT_FIELDS = tuple(COUNT_TYPES)
+# a block's attention and feed-forward layout (blocks.Architecture's fields, in its order)
+LAYOUT_FIELDS = ("heads", "kv_heads", "head_dim", "ffn", "gated", "experts", "top_k")
 BLOCK_FIELDS = ("kv_heads", "head_dim", "ffn", "gated", "experts", "top_k", *COUNT_FIELDS, "flops_per_token",
                 "kv_bytes_per_token", "tp_sizes")
+
+
+def repeats(source, names, after: str, **renamed):
+    """A record class's decorator, under its ``@dataclass``: the fields ``names`` of ``source`` (a
+    dataclass, or a dict of name -> type), with its types and no defaults, inserted in the given order
+    after the field ``after``; ``renamed`` maps a field to its name in this record. A run of fields
+    that several records show is so spelled once, in its source (JSON field order unchanged)."""
+    types = source if isinstance(source, dict) else source.__annotations__
+
+    def insert(cls):
+        fields = list(cls.__dict__.get("__annotations__", {}).items())
+        at = [name for name, _ in fields].index(after) + 1
+        fields[at:at] = [(renamed.get(name, name), types[name]) for name in names]
+        cls.__annotations__ = dict(fields)
+        return cls
+
+    return insert
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from ..errors import EXIT_BAD_INPUT, EXIT_FAILURE, EnvironmentFailure, InputErro
 from ..staging import hold_after_commit
 from ..output.guard import OUTPUT_ERRNOS, ClosedStdout, discard_stdout, flush_stdout
 from .notices import clear as clear_notices, pending as pending_notices
+from .options import grouped
 from .tablewidth import with_wide
 from ._typer_compat import ClickException, FunnelGroup, NoArgsIsHelpError, UsageError
 
@@ -137,7 +138,7 @@ def build(names=COMMANDS) -> typer.Typer:
         if name == "plot":
             app.add_typer(module.plot_app, name="plot")
         else:
-            app.command(name)(with_wide(module.command))
+            app.command(name)(with_wide(grouped(module.command)))
     return app
 
 

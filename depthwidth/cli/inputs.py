@@ -274,9 +274,9 @@ def budgets(params, flops, tokens) -> tuple[str, list[int]]:
     return source, typed(parsed, texts) if source == "params" else parsed  # a token or FLOP text is not the budget's
 
 
-def plan_options(arch, kv_heads, head_dim, ffn_mult, gated, experts, top_k, vocab, tied, count, multiple, ffn_multiple, tp,
-                 rule, rule_file, context, reading="consistent"):
-    """The planner's options from the command line (the block preset is checked by name here)."""
+def plan_options(arch, kv_heads, block, count, multiple, ffn_multiple, tp, rule, rule_file, context, reading="consistent"):
+    """The planner's options from the command line: ``block`` holds the block options beyond the
+    heads (options.BLOCK); the block preset is checked by name here."""
     from ..arch.presets import PRESETS
     from ..arch.hardware import Constraints
     from ..advice.planner import PlanOptions, Spending
@@ -284,14 +284,14 @@ def plan_options(arch, kv_heads, head_dim, ffn_mult, gated, experts, top_k, voca
     name = arch.strip().lower()
     if name not in PRESETS:
         raise not_one_of("--arch", arch, PRESETS)
-    if ffn_mult is not None:
-        ffn_mult = bounded_number(ffn_mult, "--ffn-mult", 64, "expected a multiplier from 1/64 to 64, such as 1.3", lowest=1 / 64)
-    given = dict(kv_heads=kv_heads, head_dim=head_dim, ffn_mult=ffn_mult, gated=gated, experts=experts, top_k=top_k,
-                 vocab=vocab, tied=tied)
+    given = dict(kv_heads=kv_heads, **block._asdict())
+    if given["ffn_mult"] is not None:
+        given["ffn_mult"] = bounded_number(given["ffn_mult"], "--ffn-mult", 64, "expected a multiplier from 1/64 to 64, such as 1.3",
+                                           lowest=1 / 64)
     overrides = tuple(sorted((k, v) for k, v in given.items() if v is not None))
     # the preset's head size and feed-forward rounding follow the size of each budget (presets.Preset.sizes):
     # only the user's own values are constraints
-    constraints = Constraints(multiple=multiple, head_dim=head_dim, ffn_multiple=ffn_multiple, tp=tp)
+    constraints = Constraints(multiple=multiple, head_dim=block.head_dim, ffn_multiple=ffn_multiple, tp=tp)
     return PlanOptions(spending=Spending(name, overrides, getattr(count, "value", count)), constraints=constraints,
                        rule=rule.strip().lower(), rule_file=rule_file, context=context, reading=reading)
 

@@ -1,34 +1,33 @@
 """Options shared by several commands, as ``Annotated`` aliases: one spelling of each flag,
-its help and its bounds. A command writes ``arch: Arch = "vanilla"``."""
+its help and its bounds. A command writes ``arch: Arch = "vanilla"``.
+
+Options that travel together (the block beyond its heads, a training run, a searched layout, the
+shape checks) are a ``Group``, defined once here: a command names the group as one parameter
+(``block: BlockOptions = BLOCK``); ``grouped`` (applied to every command by cli/app.py) lists its
+options in that place in --help and hands the command their values as one named tuple."""
+import functools
+import inspect
+from collections import namedtuple
 from enum import Enum
 from typing import Annotated, List, Optional
 
 import typer
 
-
-class Format(str, Enum):
-    table = "table"
-    json = "json"
-    jsonl = "jsonl"
-    csv = "csv"
+from ..arch.blocks import DEFAULT_CONTEXT
 
 
-class C2Reading(str, Enum):
-    """Theorem 2's constant c2 (docs/theory.md, "Reading of c2"); the values are theory.C2_READINGS."""
-
-    consistent = "consistent"
-    literal = "literal"
-
-
-class Count(str, Enum):
-    total = "total"
-    active = "active"
-    with_embeddings = "with-embeddings"
+def choices(name: str, *values: str, doc: Optional[str] = None) -> type:
+    """A choice option's Enum, one member per value (a member's name is its value with '-' as '_')."""
+    kind = Enum(name, [(value.replace("-", "_"), value) for value in values], type=str, module=__name__)
+    kind.__doc__ = doc or f"The values of a {name} option."
+    return kind
 
 
-class GroupBy(str, Enum):
-    params = "params"
-    flops = "flops"
+Format = choices("Format", "table", "json", "jsonl", "csv")
+C2Reading = choices("C2Reading", "consistent", "literal",
+                    doc="Theorem 2's constant c2 (docs/theory.md, \"Reading of c2\"); the values are theory.C2_READINGS.")
+Count = choices("Count", "total", "active", "with-embeddings")
+GroupBy = choices("GroupBy", "params", "flops")
 
 
 Fmt = Annotated[Format, typer.Option("--format", "-f", case_sensitive=False, help="table for people; json, jsonl or csv for pipelines.")]
@@ -107,3 +106,57 @@ Prefer = Annotated[str, typer.Option("--prefer", help="What the consensus pick i
 CostTp = Annotated[Optional[int], typer.Option("--tp", help="Tensor-parallel degree: memory per GPU is split by it, and every shape that "
                                                             "cannot shard this many ways gets a warning. Default: 1 (no check).",
                                                min=1, max=1 << 12)]
+
+
+class Group:
+    """Options that several commands take together, spelled once: ``options`` maps each parameter
+    name to its (alias, default), in --help order; ``values`` is the named tuple a command receives."""
+
+    def __init__(self, name: str, **options):
+        self.options = options
+        self.values = namedtuple(name, options)
+
+
+def grouped(command):
+    """``command`` with every ``Group`` parameter spread into its options, in its place (what
+    Typer reads), and gathered back into the group's named tuple when the command is called."""
+    signature = inspect.signature(command, eval_str=True)
+    groups = {p.name: p.default for p in signature.parameters.values() if isinstance(p.default, Group)}
+    if not groups:
+        return command
+    spread = []
+    for p in signature.parameters.values():
+        group = groups.get(p.name)
+        spread += [p] if group is None else [inspect.Parameter(name, p.kind, default=default, annotation=alias)
+                                             for name, (alias, default) in group.options.items()]
+
+    @functools.wraps(command)
+    def wrapper(**values):
+        for name, group in groups.items():
+            values[name] = group.values(*(values.pop(option) for option in group.options))
+        return command(**values)
+
+    wrapper.__signature__ = signature.replace(parameters=spread)
+    wrapper.__annotations__ = {**{p.name: p.annotation for p in spread}, "return": signature.return_annotation}
+    return wrapper
+
+
+# the block beyond its attention heads (plan, sweep, cost, export; inputs.plan_options reads it)
+BLOCK = Group("BlockOptions", head_dim=(HeadDim, None), ffn_mult=(FfnMult, None), gated=(Gated, None), experts=(Experts, None),
+              top_k=(TopK, None), vocab=(Vocab, None), tied=(Tied, None))
+BlockOptions = BLOCK.values
+# the checks and the training run of given shapes (compare, inspect; training.given_run reads it)
+RUN = Group("RunOptions", tp=(CostTp, None), multiple=(CheckMultiple, None), tokens=(Tokens, None), gpu=(Gpu, "h100"),
+            gpus=(Gpus, None), pp=(Pp, 1), zero=(Zero, 1), recompute=(Recompute, "selective"), mfu=(MfuText, "0.4"),
+            context=(Context, DEFAULT_CONTEXT), batch=(Batch, 1))
+RunOptions = RUN.values
+# the cluster and the layout the performance model searches (plan, sweep; training.searched_run reads it)
+LAYOUT = Group("LayoutOptions", gpu=(Gpu, "h100"), gpus=(Gpus, None), pp=(SearchPp, None), zero=(SearchZero, None),
+               recompute=(SearchRecompute, None), mfu=(MfuOverride, None))
+LayoutOptions = LAYOUT.values
+# how a command on the theory's records shows them (bounds, models, compare, inspect, equiv)
+SHOWN = Group("ShownOptions", format=(Fmt, Format.table), field=(Field, None), c2_reading=(Reading, C2Reading.consistent))
+ShownOptions = SHOWN.values
+# what listed shapes are checked against (--tp, --multiple), then how they are shown (bounds, models)
+LISTED = Group("ListedOptions", tp=(CheckTp, None), multiple=(CheckMultiple, None), **SHOWN.options)
+ListedOptions = LISTED.values

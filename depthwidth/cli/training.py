@@ -80,6 +80,29 @@ def run_spec(tokens=None, gpu="h100", gpus=None, tp=1, pp=1, zero=1, recompute="
                    recompute=str(getattr(recompute, "value", recompute)).strip().lower(), mfu=mfu, context=context, batch=batch)
 
 
+def given_run(run):
+    """The RunSpec of the run options of given shapes (options.RUN: compare, inspect)."""
+    return run_spec(one_token_count(run.tokens), run.gpu, run.gpus, run.tp or 1, run.pp, run.zero, run.recompute, run.mfu,
+                    run.context, run.batch)
+
+
+def searched_run(layout, tp, context, batch):
+    """The RunSpec of a layout the performance model searches (options.LAYOUT: plan, sweep); the
+    searched fields at their flat-utilization defaults. Every run option is checked here."""
+    return run_spec(None, layout.gpu, layout.gpus, tp, layout.pp or 1, 1 if layout.zero is None else layout.zero,
+                    layout.recompute or "selective", layout.mfu or "0.4", context, batch)
+
+
+def fixed_layout(layout) -> tuple:
+    """The layout fields given on the command line ((name, value) pairs); the rest is searched."""
+    recompute = layout.recompute
+    if recompute is not None:
+        recompute = recompute.strip().lower()
+        if recompute not in ("none", "selective", "full"):
+            raise InputError("--recompute", recompute, "expected one of none, selective, full")
+    return tuple((k, v) for k, v in (("pp", layout.pp), ("zero", layout.zero), ("recompute", recompute)) if v is not None)
+
+
 def one_token_count(tokens) -> float | None:
     """--tokens on a command that costs given shapes (compare, inspect): one training length or none."""
     if not tokens:

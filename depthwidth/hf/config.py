@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..arch import blocks
+from ..arch.record import LAYOUT_FIELDS, repeats
 from ..errors import InputError
 from .families import (ACTIVATION_KEYS, ATTENTION_GATES, ATTENTION_LAYER_TYPES, GATED_ACTIVATIONS, GATED_MODEL_TYPES, GEMMA4_TYPES,
                          MOE_MODEL_TYPES, NOT_ATTENTION_KEYS, NOT_ATTENTION_TYPES, NOT_ONE_STACK_KEYS, NOT_ONE_STACK_TYPES,
@@ -42,6 +43,7 @@ from .read import (DECODER_ARCHITECTURE_HINTS, DEPTH_KEYS, ENCODER_ARCHITECTURE_
 from ..theory.shapes import Shape, make_shape, params
 
 @dataclass(frozen=True)
+@repeats(blocks.Architecture, LAYOUT_FIELDS, after="width")
 class ConfigModel:
     """What a config.json says about a model: its shape, its block and its counts.
 
@@ -57,13 +59,6 @@ class ConfigModel:
     model_type: str | None
     depth: int
     width: int
-    heads: int
-    kv_heads: int
-    head_dim: int
-    ffn: int
-    gated: bool
-    experts: int | None
-    top_k: int | None
     vocab: int | None
     params_nonembedding: int | None
     params_active: int | None

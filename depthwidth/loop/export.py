@@ -34,69 +34,19 @@ from dataclasses import dataclass, replace
 
 from . import trainformats
 from ..arch.blocks import DEFAULT_CONTEXT, Architecture, params_active, params_embedding, params_nonembedding, position_table_note
-from ..arch.presets import PRESETS, preset
+from ..arch.record import COUNT_FIELDS, COUNT_TYPES, LAYOUT_FIELDS, repeats
 from ..errors import InputError
-
-MAX_CONTEXT = 2**31 - 1  # stored as a 32-bit integer by trainers and kernels
-CONFIG_NAME = "config.json"
-MANIFEST_NAME = "manifest.json"
-BLOCK_OPTIONS = ("kv_heads", "head_dim", "ffn_mult", "gated", "experts", "top_k", "vocab", "tied")
-
-
-@dataclass(frozen=True)
-class Target:
-    """One export format: the preset its architecture comes from and the family's fixed fields."""
-
-    name: str
-    preset: str
-    model_type: str | None
-    architecture: str | None  # the ``architectures`` entry: the causal-LM class of the family
-    default_vocab: int  # the configuration class's default vocab_size, used when the block has none
-    fixed: tuple[tuple[str, object], ...] = ()  # family defaults written explicitly
-    file_name: str = CONFIG_NAME  # the file written in an --out directory
-    extensions: tuple[str, ...] = (".json",)  # an --out path with one of these is the file itself
-
-
-# rms_norm_eps and rope_theta: the defaults of transformers' LlamaConfig, MistralConfig, Qwen2Config
-# and MixtralConfig (the same in 4.x and 5.x); vocabularies: the same classes' vocab_size defaults,
-# GPT2Config's 50257, nanoGPT train.py's 50304 (50257 padded to a multiple of 64), LlamaConfig's 32000
-# for LitGPT and Megatron-LM (whose vocabulary comes from the tokenizer at run time).
-TARGETS: dict[str, Target] = {t.name: t for t in (
-    Target("hf-llama", "llama", "llama", "LlamaForCausalLM", 32000,
-           (("hidden_act", "silu"), ("rms_norm_eps", 1e-6), ("rope_theta", 10000.0))),
-    Target("hf-mistral", "mistral", "mistral", "MistralForCausalLM", 32000,
-           (("hidden_act", "silu"), ("rms_norm_eps", 1e-6), ("rope_theta", 10000.0), ("sliding_window", None))),
-    Target("hf-qwen2", "qwen2", "qwen2", "Qwen2ForCausalLM", 151936,
-           (("hidden_act", "silu"), ("rms_norm_eps", 1e-6), ("rope_theta", 10000.0), ("use_sliding_window", False))),
-    Target("hf-gpt2", "gpt2", "gpt2", "GPT2LMHeadModel", 50257,
-           (("activation_function", "gelu_new"), ("layer_norm_epsilon", 1e-5))),
-    Target("hf-mixtral", "mixtral", "mixtral", "MixtralForCausalLM", 32000,
-           (("hidden_act", "silu"), ("rms_norm_eps", 1e-5), ("rope_theta", 1e6), ("sliding_window", None))),
-    Target("nanogpt", "gpt2", None, None, 50304, (("dropout", 0.0), ("bias", False)), "train_config.py", (".py",)),
-    Target("litgpt", "llama", None, None, 32000, (), "model_config.yaml", (".yaml", ".yml")),
-    Target("megatron", "llama", None, None, 32000, (), "megatron_args.sh", (".sh",)),
-)}
-FORMATS = tuple(TARGETS)
-CONFIG_CLASSES = {"hf-llama": "LlamaConfig", "hf-mistral": "MistralConfig", "hf-qwen2": "Qwen2Config",
-                  "hf-gpt2": "GPT2Config", "hf-mixtral": "MixtralConfig"}
-FAMILY_DEFAULTS = ("rms_norm_eps", "rope_theta", "layer_norm_epsilon")  # numbers taken from the configuration class
-GATED_FORMATS = frozenset({"hf-llama", "hf-mistral", "hf-qwen2", "hf-mixtral"})
-OWN_HEAD_DIM = frozenset({"hf-llama", "hf-mistral", "hf-mixtral", "litgpt", "megatron"})  # heads·head_dim may differ from d
-MOE_FORMATS = frozenset({"hf-mixtral", "litgpt", "megatron"})
-MHA_ONLY = frozenset({"hf-gpt2", "nanogpt"})
-# A catalogue model's own fields beyond its block (written instead of the family defaults):
-# Llama 3: rope_theta 500000 and norm_eps 1e-5 (meta-llama/llama3 llama/model.py ModelArgs, commit
-# 453ae54806ac9bd4ea793dfecd2b2f27ece5f9cf: verified); Llama 2: norm_eps 1e-5 and rope theta 10000
-# (meta-llama/llama llama/model.py ModelArgs and precompute_freqs_cis, commit 8580eb9a896bdb82d376b7040d18a2e7b402b10f:
-# verified). Both keep the output head apart from the embedding (untied), and their FeedForward gives the
-# catalogue's ffn: Llama 2 7B int(2·4·4096/3) = 10922 rounded up to 256 -> 11008, multi-head (n_kv_heads None).
-MODEL_FIELDS = {
-    **{name: {"rope_theta": 500000.0, "rms_norm_eps": 1e-5} for name in ("llama3-8b", "llama3-70b", "llama3-405b")},
-    **{name: {"rms_norm_eps": 1e-5} for name in ("llama2-7b", "llama2-13b", "llama2-70b")},
-}
+# the formats and the blocks they write have modules of their own; their names stay importable from here
+from .export_blocks import (check_tp, export_architecture, learned_positions, learns_positions,  # noqa: F401
+                            model_architecture, plan_architecture, with_vocab)
+from .export_formats import (BLOCK_OPTIONS, CONFIG_CLASSES, CONFIG_NAME, FAMILY_DEFAULTS, FORMATS, GATED_FORMATS,  # noqa: F401
+                             MANIFEST_NAME, MAX_CONTEXT, MHA_ONLY, MODEL_FIELDS, MOE_FORMATS, OWN_HEAD_DIM, TARGETS, Target,
+                             target)
 
 
 @dataclass(frozen=True)
+@repeats(Architecture, LAYOUT_FIELDS, after="width", gated="gated_ffn")
+@repeats(COUNT_TYPES, COUNT_FIELDS, after="context")
 class Export:
     """The record of one written config (field names are the JSON contract)."""
 
@@ -105,124 +55,10 @@ class Export:
     model_type: str | None
     depth: int
     width: int
-    heads: int
-    kv_heads: int
-    head_dim: int
-    ffn: int
-    gated_ffn: bool
-    experts: int | None
-    top_k: int | None
     vocab: int
     tied: bool
     context: int
-    params_nonembedding: int  # every expert (blocks.params_nonembedding)
-    params_active: int  # per token (blocks.params_active)
-    params_embedding: int | None
-    params_with_embeddings: int | None
     notes: tuple[str, ...]
-
-
-def target(fmt: str) -> Target:
-    """The format named ``fmt`` (one of FORMATS)."""
-    if fmt not in TARGETS:
-        raise InputError("format", fmt, f"expected one of {', '.join(FORMATS)}")
-    return TARGETS[fmt]
-
-
-def export_architecture(fmt: str, depth: int, width: int, heads: int | None = None, *, arch: str | None = None,
-                        tp: int = 1, context: int = DEFAULT_CONTEXT, **options) -> Architecture:
-    """The block a format exports at this depth and width: the format's preset (or ``arch``),
-    ``heads`` (head_dim = width / heads) when given, then the block options ``plan`` takes
-    (``BLOCK_OPTIONS``: kv_heads, head_dim, ffn_mult, gated, experts, top_k, vocab, tied; None =
-    the preset's); ``tp``: refused unless the shape shards that many ways. A vocabulary the preset
-    leaves open becomes the format's default. ``context``: the rows of a preset's learned position
-    table (GPT-2), the context the config is written with."""
-    spec = target(fmt)
-    family = preset(arch or spec.preset).for_shape(depth, width)  # the family's block at this shape's size
-    unknown = set(options) - set(BLOCK_OPTIONS)
-    if unknown:
-        raise InputError("option", ", ".join(sorted(unknown)), "expected one of " + ", ".join(BLOCK_OPTIONS))
-    overrides = {k: v for k, v in options.items() if v is not None}
-    shown = f"{depth}x{width}" + ("" if heads is None else f"x{heads}")
-    head_dim = overrides.get("head_dim") or family.head_dim
-    if heads is not None:
-        if not 2 <= heads < width or width % heads:
-            raise InputError("shape", shown, f"{heads} heads do not divide the width {width}: head_dim = width / heads "
-                                             "must be a whole number (and heads at least 2)")
-        if overrides.get("head_dim") not in (None, width // heads):
-            raise InputError("--head-dim", overrides["head_dim"], f"the shape {shown} already says {width // heads}")
-        overrides["head_dim"] = width // heads
-    elif width % head_dim or width == head_dim:
-        raise InputError("shape", shown, f"the {family.name} preset's heads have {head_dim} dimensions, which "
-                                         f"do not split the width {width} into 2 or more heads; give the heads "
-                                         f"(LxDxH with H dividing the width) or a width that is a multiple of {head_dim}")
-    block = with_vocab(family.architecture(depth, width, context, **overrides), fmt)
-    check_tp(block, tp)
-    return block
-
-
-def check_tp(block: Architecture, tp: int) -> None:
-    """Refuse a block that tensor parallelism of degree ``tp`` cannot split (hardware.tp_conflicts)."""
-    from ..arch.hardware import tp_conflicts
-
-    if isinstance(tp, bool) or not isinstance(tp, int) or tp < 1:
-        raise InputError("--tp", tp, "expected a whole number >= 1")
-    problems = tp_conflicts(block, tp) if tp > 1 else []
-    if problems:
-        raise InputError("--tp", tp, "; ".join(problems))
-
-
-def model_architecture(name: str, fmt: str, **options) -> Architecture:
-    """A catalogue model's own block (``catalog.json``: its KV heads, ffn, vocabulary, tying), with
-    ``vocab``/``tied`` overrides; InputError for a name the catalogue does not know."""
-    from ..arch.catalog import find
-
-    model = find(name)
-    if model is None:
-        raise InputError("model", name, "not in the catalogue; see `depthwidth models` for the list, or give LxDxH")
-    block = model.architecture
-    unknown = {k for k, v in options.items() if v is not None} - {"vocab", "tied"}
-    if unknown:
-        raise InputError("option", ", ".join(sorted(unknown)), f"{model.name} exports its own block; only --vocab and "
-                                                              "--tied apply (give LxDxH --arch ... to change the block)")
-    if options.get("vocab") is not None:
-        block = replace(block, vocab=options["vocab"])
-    if options.get("tied") is not None:
-        block = replace(block, tied=bool(options["tied"]))
-    return with_vocab(replace(block, family=model.name), fmt)
-
-
-def plan_architecture(budget: int, fmt: str, options) -> Architecture:
-    """The recommended shape of ``plan(budget, options)`` built with the plan's own block options
-    (``planner.PlanOptions``), so the exported counts equal the plan's."""
-    from ..advice.planner import plan
-
-    result = plan(budget, options)
-    block = options.at_budget(budget).spending.architecture(result.recommended_depth, result.recommended_width)
-    return with_vocab(block, fmt)
-
-
-def learned_positions(block: Architecture, context: int) -> int:
-    """Rows of the learned position table a GPT-2 config gets: a catalogue model's own (GPT-2's
-    1024), else the context the file is written with: a plain block's (nanoGPT, Megatron-LM) and
-    the gpt2 preset's, whose table is context rows by definition (``presets.Preset.position_rows``;
-    plan, sweep and export build it at the same --context, so this is the block's own table)."""
-    family = PRESETS.get(block.family)
-    if not block.position_params or (family is not None and family.learned_positions):
-        return context
-    return block.position_params // block.width
-
-
-def learns_positions(block: Architecture, fmt: str) -> bool:
-    """Whether the written model has a learned position table (wpe): GPT-2 and nanoGPT always,
-    Megatron-LM for a plain block (learned_absolute; gated blocks get rope); LitGPT and the
-    LLaMA-style families use rotary positions."""
-    return fmt in ("hf-gpt2", "nanogpt") or (fmt == "megatron" and not block.gated)
-
-
-def with_vocab(block: Architecture, fmt: str) -> Architecture:
-    """The block with the format's default vocabulary when it has none (a config needs one)."""
-    return block if block.vocab is not None else replace(block, vocab=target(fmt).default_vocab)
 
 
 def conflicts(block: Architecture, fmt: str) -> list[str]:

@@ -6,7 +6,7 @@ train several depths at each size); `depthwidth fit` does the second half on the
 
 A sweep compares depths, so everything else is held fixed across its rows:
 - the attention layout: a fixed number of key/value heads (``kv_heads``) or a fixed ratio
-  heads / kv_heads (``kv_ratio``; default the preset's own ratio, ``PRESET_KV_RATIO``), so depth is
+  heads / kv_heads (``kv_ratio``; default the preset's own ratio, ``held_layout.PRESET_KV_RATIO``), so depth is
   not confounded with attention sharing;
 - the budget: each row spends it within ``planner.BUDGET_TOLERANCE``; a row that cannot (an explicitly
   requested depth) is kept, flagged (``within_tolerance`` false, ``budget_deviation``, ``note``);
@@ -23,148 +23,26 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from ..errors import InputError
 from ..arch.hardware import Constraints, tp_sizes
 from ..advice.planner import MAX_PLAN_WIDTH, PlanOptions
 from ..arch.snapping import BUDGET_TOLERANCE, FAR_FROM_BUDGET, Snapped, valid_arch
-from ..arch.spending import LayoutSpending, Quadratic, Spending, _through, block_min_depth  # noqa: F401
+from ..arch.held_layout import layout_quadratic, layout_spending, layout_text, width_unit
+from ..arch.spending import LayoutSpending, Quadratic, block_min_depth  # noqa: F401
 from ..theory.separation import min_depth
 from ..theory.shapes import MAX_DEPTH
+from .sweep_record import SweepRow, SweepRows  # noqa: F401 (the records, importable from here)
 
 MAX_SWEEP_ROWS = 1000
 WIDENED_MARGIN = 2.5  # a default sweep may reach at most 2.5 times the top of the plan's depth band
 GROWTH = 1.25  # ... widening the band by this factor at a time, on both sides
 MAX_POOL_WIDTHS = 240  # widths looked at per band: all of them when fewer, else this many log-spaced
 WIDTH_SPAN = 12  # widths tried on each side of the ideal one, in steps of the width unit (a requested depth)
-# heads / kv_heads of each preset's reference model (presets.PRESETS sources): Llama 3 8B 32/8 and Llama 2 70B
-# 64/8 (meta-llama config.json), Mistral-7B and Mixtral-8x7B 32/8, Qwen2-7B 28/4; GPT-2, Gemma-7B and the
-# paper's block are multi-head (1). DeepSeek's latent attention has no key/value heads (None).
-PRESET_KV_RATIO = {"vanilla": 1, "gpt2": 1, "gemma": 1, "llama": 4, "mistral": 4, "mixtral": 4, "qwen2": 7, "deepseek": None}
-# ... and of the published sizes (presets.Preset.sizes, same sources): Llama 3.2 1B 32/8, 3B 24/8; Qwen2.5-0.5B 14/2, 1.5B 12/2
-SIZE_KV_RATIO = {("llama", 0): 4, ("llama", 1): 3, ("qwen2", 0): 7, ("qwen2", 1): 6}
 # layouts a default sweep falls back to when the preset's own give fewer distinct widths within the tolerance
 # (a finer head multiple: widths in finer steps): 2 query heads per key/value head, then multi-head attention
 FALLBACK_KV_RATIOS = (2, 1)
 BUDGET_COUNT_FIELDS = {"total": "params_nonembedding", "active": "params_active", "with-embeddings": "params_with_embeddings"}
-
-
-@dataclass(frozen=True)
-class SweepRow:
-    """One shape of a sweep: its ``id`` (the export folder name), the shape record, the count the
-    budget limits with its deviation, and ``loss`` (None: to fill in)."""
-
-    id: str
-    budget: int
-    budget_count: str
-    depth: int
-    width: int
-    heads: int
-    kv_heads: int
-    head_dim: int
-    ffn: int
-    gated: bool
-    experts: int | None
-    top_k: int | None
-    params_12Ld2: int
-    params_nonembedding: int
-    params_active: int
-    params_embedding: int | None
-    params_with_embeddings: int | None
-    budget_deviation: float
-    within_tolerance: bool
-    aspect_ratio: float
-    regime: str
-    threshold_depth: float
-    log3_sep_lower: float | None
-    log3_sep_upper: float | None
-    lower_vacuous: bool
-    c2_reading: str
-    tp_sizes: tuple[int, ...]
-    flops_per_token: int
-    kv_bytes_per_token: int | None
-    note: str | None
-    loss: float | None = None
-    loss_vs_best: float | None = None  # the loss model's predicted penalty vs the best shape of the budget (cost/loss.py)
-    loss_vs_best_low: float | None = None
-    loss_vs_best_high: float | None = None
-
-
-class SweepRows(list):
-    """The rows of a sweep (a list of SweepRow), with ``skipped``: one line per requested depth that
-    has no row, or per shortfall of the default list (for stderr), and ``architectures``: the block
-    of each row, in row order (what an export writes); ``layout``: the attention layout held fixed."""
-
-    def __init__(self, rows=(), skipped=(), architectures=(), layout: str = ""):
-        super().__init__(rows)
-        self.skipped = tuple(skipped)
-        self.architectures = tuple(architectures)
-        self.layout = layout
-
-
-# ---- a block with its attention layout held fixed ---------------------------------------------------
-
-def layout_spending(spending: Spending, kv_heads: int | None = None, kv_ratio: int | None = None) -> LayoutSpending:
-    """The sweep's block: ``kv_heads`` fixed, or ``kv_ratio`` fixed, or (neither) a --kv-heads already in
-    the overrides, else the preset's ratio (``PRESET_KV_RATIO``)."""
-    block = spending.block
-    overrides = dict(spending.overrides)
-    given = overrides.pop("kv_heads", None)
-    if kv_heads is not None and given is not None and kv_heads != given:
-        raise InputError("--kv-heads", kv_heads, f"given twice ({given} and {kv_heads})")
-    kv_heads = kv_heads if kv_heads is not None else given
-    if kv_heads is not None and kv_ratio is not None:
-        raise InputError("--kv-ratio", kv_ratio, "give --kv-heads (a fixed count) or --kv-ratio (heads per KV head), not both")
-    for name, value in (("--kv-heads", kv_heads), ("--kv-ratio", kv_ratio)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-            raise InputError(name, value, "expected a whole number >= 1")
-    if block.mla:
-        if kv_heads is not None or kv_ratio is not None:
-            raise InputError("--kv-heads" if kv_heads is not None else "--kv-ratio", kv_heads or kv_ratio,
-                             f"the {block.name} preset uses latent attention (MLA): there are no key/value heads to set")
-        return LayoutSpending(spending.arch, tuple(sorted(overrides.items())), spending.count, spending.context,
-                              spending.size)
-    if kv_heads is None and kv_ratio is None:
-        kv_ratio = SIZE_KV_RATIO.get((block.name, spending.size)) or PRESET_KV_RATIO.get(block.name) or 1
-    return LayoutSpending(spending.arch, tuple(sorted(overrides.items())), spending.count, spending.context,
-                          spending.size, kv_fixed=kv_heads, kv_ratio=kv_ratio)
-
-
-def layout_text(spending: LayoutSpending) -> str:
-    if spending.kv_fixed:
-        return f"{spending.kv_fixed} key/value head{'s' * (spending.kv_fixed != 1)} in every row"
-    if spending.kv_ratio and spending.kv_ratio > 1:
-        return f"{spending.kv_ratio} query heads per key/value head in every row"
-    if spending.kv_ratio == 1:
-        return "multi-head attention (kv_heads = heads) in every row"
-    return "latent attention in every row"
-
-
-@lru_cache(maxsize=64)
-def layout_quadratic(spending: LayoutSpending) -> Quadratic:
-    """The block's count as an exact quadratic in the width (as ``planner.quadratic``), measured at
-    widths where every preset's rounding is exact and the layout's head multiple divides the heads."""
-    from fractions import Fraction
-
-    from ..arch.spending import quadratic
-
-    if spending.paper_block:
-        return quadratic(Spending())
-    unit = math.lcm(46080, spending.head_dim * spending.heads_unit)
-    widths = (unit, 2 * unit)
-    rows = []
-    for depth in (64, 128):
-        rows.append(_through(widths, [Fraction(spending.params(spending.architecture(depth, w))) for w in widths]))
-    slope = tuple((q - p) / 64 for p, q in zip(*rows))
-    return Quadratic(slope, tuple(p - 64 * s for p, s in zip(rows[0], slope)))
-
-
-def width_unit(spending: LayoutSpending, constraints: Constraints) -> int:
-    """Widths of a sweep are multiples of this: the width multiple, and head_dim times the head
-    multiple the layout and tensor parallelism need."""
-    heads_unit = math.lcm(spending.heads_unit, constraints.tp)
-    return math.lcm(constraints.multiple or 1, spending.head_dim * heads_unit)
 
 
 # ---- the sweep -------------------------------------------------------------------------------------

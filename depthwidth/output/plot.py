@@ -3,18 +3,17 @@
 matplotlib is an optional extra (``pip install "depthwidth[plot]"``): it is imported only inside
 these functions, and figures are built as ``matplotlib.figure.Figure`` objects without pyplot, so
 no display, backend switch or global state is involved. Each function takes data and returns a
-Figure; ``save_figure`` writes it. Every drawn element carries a stable ``gid`` (see ``GIDS``)
+Figure; ``save_figure`` writes it. This module draws the phase diagram; ``plot_bounds``, ``plot_fit``
+and ``plot_plan`` draw the others with its pieces. Every drawn element carries a stable ``gid`` (see ``GIDS``)
 so tests and callers can find it.
 """
 from __future__ import annotations
 
 import math
-import numbers
 from pathlib import Path
 
 from ..errors import InputError
 from .plot_labels import place_labels
-from ..theory.shapes import whole
 
 PLOT_INSTALL_HINT = 'matplotlib is not installed; install it with: pip install "depthwidth[plot]"'
 DPI = 150  # PNG resolution
@@ -321,165 +320,3 @@ def _draw_rules(ax, np, widths):
         if not rule.verified:
             label += " [unverified]"
         ax.plot(x, y, color=colour, linewidth=1.4, linestyle=style, alpha=0.9, zorder=4, gid=f"rule:{rule.name}", label=label)
-
-
-# ---------------------------------------------------------------- bounds against depth
-
-
-def _bounds_heads(widths, heads) -> list[int]:
-    """One head count per width: shapes.default_heads unless given (one int, or one per width)."""
-    from ..theory.shapes import default_heads
-
-    if heads is None:
-        return [default_heads(d) for d in widths]
-    if isinstance(heads, numbers.Integral):
-        return [int(heads)] * len(widths)
-    heads = list(heads)
-    if len(heads) != len(widths):
-        raise InputError("heads", heads, f"expected one head count or one per width ({len(widths)})")
-    return [default_heads(d) if h is None else whole(h, "heads") for d, h in zip(widths, heads)]
-
-
-def bounds_figure(widths, heads=None, max_depth=None, reading="consistent"):
-    """Theorem 1/2 bounds on log3(sep) against depth L = 1..max_depth, one colour per width, with
-    the threshold depth log3 d marked. Unavailable or vacuous stretches are gaps, never zeros.
-    ``reading``: Theorem 2's c2 reading (theory.C2_READINGS), named in the title."""
-    matplotlib = require_matplotlib()
-    import numpy as np
-    from matplotlib.lines import Line2D
-    from matplotlib.ticker import MaxNLocator
-
-    from ..theory.shapes import make_shape
-    from ..theory.separation import bounds_grid, threshold_depth
-
-    widths = [whole(d, "width") for d in widths]
-    if not widths:
-        raise InputError("widths", widths, "expected at least one width")
-    head_counts = _bounds_heads(widths, heads)
-    for d, h in zip(widths, head_counts):
-        make_shape(1, d, h)  # validates 2 <= d and 1 <= H < d, with the usual message
-    if max_depth is None:
-        max_depth = max(12, *(math.ceil(2.5 * threshold_depth(d) + 4) for d in widths))
-    if isinstance(max_depth, bool) or not isinstance(max_depth, numbers.Integral) or not 1 <= max_depth <= 10_000:
-        raise InputError("max depth", max_depth, "expected a whole number of layers from 1 to 10000")
-    max_depth = int(max_depth)
-
-    colours = matplotlib.colormaps["tab10"].colors
-    fig = _new_figure(BOUNDS_FIGSIZE)
-    ax = fig.add_subplot()
-    ax.set_yscale("log")
-    depth = np.arange(1, max_depth + 1)
-    for index, (d, h) in enumerate(zip(widths, head_counts)):
-        colour = colours[index % len(colours)]
-        grid = bounds_grid(depth, d, h, reading)
-        upper = grid["log3_sep_upper"].copy()  # already NaN where unavailable or at the threshold
-        lower = grid["log3_sep_lower"].copy()
-        lower[grid["lower_vacuous"]] = np.nan  # vacuous: a gap, not a zero on a log axis
-        x = depth.astype(float)
-        # Break both lines where the governing theorem changes between two integer depths.
-        change = np.flatnonzero((grid["regime_code"][:-1] == 0) & (grid["regime_code"][1:] == 2))
-        if change.size:
-            x = np.insert(x, change + 1, threshold_depth(d))
-            upper = np.insert(upper, change + 1, np.nan)
-            lower = np.insert(lower, change + 1, np.nan)
-        ax.plot(x, upper, color=colour, linewidth=1.8, marker="o", markersize=3.5, gid=f"upper:{d}",
-                label=f"d = {d:,}, H = {h}")
-        ax.plot(x, lower, color=colour, linewidth=1.8, linestyle="--", marker="o", markersize=3.5,
-                markerfacecolor="white", gid=f"lower:{d}", label="_nolegend_")
-        ax.axvline(threshold_depth(d), color=colour, linewidth=1.1, linestyle=":", gid=f"threshold:{d}",
-                   label="_nolegend_")
-
-    ax.set_xlim(0.5, max_depth + 0.5)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel("depth L")
-    ax.set_ylabel("log3 of separation rank bound")
-    ax.set_title("Separation-rank bounds of self-attention (Levine et al. 2020, Theorems 1 and 2)\n"
-                 f"{reading} reading of c2; gaps: bound vacuous or unavailable, or d = 3^L (neither theorem applies)",
-                 fontsize=11)
-    ax.grid(True, which="major", alpha=0.3)
-    width_legend = ax.legend(loc="upper left", fontsize=9, title="width", title_fontsize=9)
-    ax.add_artist(width_legend)
-    ax.legend(handles=[
-        Line2D([], [], color="#444444", linewidth=1.8, label="upper bound"),
-        Line2D([], [], color="#444444", linewidth=1.8, linestyle="--", label="lower bound"),
-        Line2D([], [], color="#444444", linewidth=1.1, linestyle=":", label="threshold depth log3 d"),
-    ], loc="lower right", fontsize=9)
-    return fig
-
-
-# ---------------------------------------------------------------- a fitted rule (depthwidth fit)
-
-FIT_FIGSIZE = (16.0, 5.5)
-
-
-def fit_figure(report, runs):
-    """Three panels of ``fit.fit_results``: each group's losses against depth with its parabola
-    in ln L and its optimum (bar: the bootstrap interval); the optima against the Levine form
-    ln d = a + b·L; the optimal depth against size with the power law L = depth_k·N^beta."""
-    matplotlib = require_matplotlib()
-    import numpy as np
-    from matplotlib.ticker import FuncFormatter
-
-    colours = matplotlib.colormaps["viridis"](np.linspace(0.05, 0.85, max(len(report.groups), 2)))
-    fig = _new_figure(FIT_FIGSIZE)
-    curves, levine_ax, power_ax = fig.subplots(1, 3)
-    from ..loop.fit import group_runs
-
-    for index, (g, members, colour) in enumerate(zip(report.groups, group_runs(runs), colours)):
-        depth = np.array([r.depth for r in members])
-        loss = np.array([r.loss for r in members])
-        curves.plot(depth, loss, linestyle="none", marker="o", markersize=5, color=colour, alpha=0.8, gid=f"runs:{g.label}",
-                    label=f"{short_count(g.size)} {report.group_by}" if g.label == f"{g.size:.3g}"
-                    else f"{g.label} ({short_count(g.size)} {report.group_by})")
-        grid = np.geomspace(g.depths[0], g.depths[-1], 100)
-        curves.plot(grid, np.polyval(g.parabola[::-1], np.log(grid)), color=colour, linewidth=1.5, gid=f"parabola:{g.label}",
-                    label="_nolegend_")
-        curves.plot(list(g.depth_interval), [g.min_loss] * 2, color=colour, linewidth=3, alpha=0.5, solid_capstyle="butt",
-                    gid=f"interval:{g.label}", label="_nolegend_")
-        curves.plot([g.optimal_depth], [g.min_loss], linestyle="none", marker="D", markersize=8, color=colour,
-                    markeredgecolor="black", zorder=5, gid=f"optimum:{g.label}",
-                    label="optimum (bar: 95% bootstrap interval)" if index == 0 else "_nolegend_")
-    curves.set_xscale("log")
-    curves.set_xlabel("depth L (log scale)")
-    curves.set_ylabel("loss")
-    curves.set_title("Loss against depth per size group:\nparabola in ln L, optimum at its vertex", fontsize=11)
-    curves.grid(True, which="both", alpha=0.3)
-    curves.legend(fontsize=8, loc="best", framealpha=0.8)
-
-    depth = np.array([g.optimal_depth for g in report.groups])
-    width = np.array([g.optimal_width for g in report.groups])
-    size = np.array([g.size for g in report.groups])
-    low, high = np.array([g.depth_interval for g in report.groups]).T
-    levine_ax.errorbar(depth, width, xerr=[depth - low, high - depth], linestyle="none", marker="D", color=EMPIRICAL_COLOUR,
-                       capsize=3, label="group optima").lines[0].set_gid("optima:levine")
-    if report.levine is not None:
-        span = np.linspace(min(low.min(), depth.min()) * 0.9, max(high.max(), depth.max()) * 1.1, 100)
-        lv = report.levine
-        levine_ax.plot(span, np.exp(lv.a + lv.b * span), color=THRESHOLD_COLOUR, linewidth=1.5, gid="law:levine",
-                       label=f"ln d = {lv.a:.3f} + {lv.b:.4f}·L (rmse {lv.rmse:.3f})")
-    levine_ax.set_yscale("log")
-    levine_ax.set_xlabel("optimal depth L")
-    levine_ax.set_ylabel("optimal width d (log scale)")
-    levine_ax.set_title("Levine form ln d_opt = a + b·L", fontsize=11)
-    levine_ax.grid(True, which="both", alpha=0.3)
-    levine_ax.legend(fontsize=8)
-
-    power_ax.errorbar(size, depth, yerr=[depth - low, high - depth], linestyle="none", marker="D", color=BUDGET_COLOUR,
-                      capsize=3, label="group optima").lines[0].set_gid("optima:power")
-    if report.power is not None:
-        pw = report.power
-        span = np.geomspace(size.min() / 1.5, size.max() * 1.5, 100)
-        power_ax.plot(span, pw.depth_k * span**pw.depth_beta, color=THRESHOLD_COLOUR, linewidth=1.5, gid="law:power",
-                      label=f"L = {pw.depth_k:.3g}·N^{pw.depth_beta:.3f}; d = {pw.k:.3g}·N^{pw.alpha:.3f} (rmse {pw.rmse:.3f})")
-    power_ax.set_xscale("log")
-    power_ax.set_yscale("log")
-    power_ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
-    power_ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _p: f"{v:g}" if f"{v:g}"[0] in "235" else ""))
-    power_ax.set_xlabel(f"size N ({report.group_by}, log scale)")
-    power_ax.set_ylabel("optimal depth L (log scale)")
-    power_ax.set_title("Power law L_opt = depth_k·N^beta", fontsize=11)
-    power_ax.grid(True, which="both", alpha=0.3)
-    power_ax.legend(fontsize=8)
-    better = f"; better fit: {report.better_form}" if report.better_form else ""
-    fig.suptitle(f"Your own depth/width rule from {report.source.file} ({len(report.groups)} groups{better})", fontsize=12)
-    return fig

@@ -33,7 +33,7 @@ RECORDS = {
     "bounds": (_attribute("arch.record", "ShapeRecord"), True, "bounds SHAPE... --format json"),
     "grid": (_attribute("theory.separation", "Bounds"), True, "bounds --depth A:B --width C:D --format json"),
     "compare": (_comparison, False, "compare --format json"),
-    "equiv": (_attribute("theory.solver", "Equivalence"), True, "equiv --format json"),
+    "equiv": (_attribute("theory.comparison", "Equivalence"), True, "equiv --format json"),
     "models": (_attribute("advice.reports", "ModelReport"), True, "models --format json"),
     "inspect": (_attribute("advice.reports", "ConfigReport"), True, "inspect --format json"),
     "sweep": (_attribute("loop.sweep", "SweepRow"), True, "sweep --format json"),

@@ -154,22 +154,20 @@ def check_request(depth: int, width: int, heads: int, positions: int = DEFAULT_P
 
 def max_depth(width: int, heads: int, positions: int, templates: int, trials: int = 1) -> int:
     """The largest depth (at most 10^9) whose estimated work stays within MAX_WORK; 0 if none."""
-    low, high = 0, 10**9
-    while low < high:
-        mid = (low + high + 1) // 2
-        if estimate_work(mid, width, heads, positions, templates, trials) <= MAX_WORK:
-            low = mid
-        else:
-            high = mid - 1
-    return low
+    return _largest(lambda depth: estimate_work(depth, width, heads, positions, templates, trials) <= MAX_WORK, 10**9)
 
 
 def max_templates(depth: int, width: int, heads: int, positions: int, trials: int = 1) -> int:
     """The largest M (at most MAX_TEMPLATES) whose estimated work stays within MAX_WORK; 0 if none."""
-    low, high = 0, MAX_TEMPLATES
+    return _largest(lambda m: estimate_work(depth, width, heads, positions, m, trials) <= MAX_WORK, MAX_TEMPLATES)
+
+
+def _largest(fits, highest: int) -> int:
+    """The largest n in [0, highest] with ``fits(n)`` (true up to some n, false above), by bisection; 0 if none."""
+    low, high = 0, highest
     while low < high:
         mid = (low + high + 1) // 2
-        if estimate_work(depth, width, heads, positions, mid, trials) <= MAX_WORK:
+        if fits(mid):
             low = mid
         else:
             high = mid - 1

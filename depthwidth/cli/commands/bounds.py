@@ -7,7 +7,7 @@ import typer
 from ...errors import InputError
 from ..inputs import (MAX_GRID_ROWS, MAX_LIST_ROWS, MAX_STDIN_LINES, check_heads, check_list_rows, expand_stdin, first_bad_line,
                       parse_int_list, resolve_shapes, warn_constraints, warn_uneven)
-from ..options import C2Reading, CheckMultiple, CheckTp, Field, Fmt, Format, Reading
+from ..options import LISTED, ListedOptions
 
 VECTOR_ROWS = 64  # `bounds` with this many bare shapes takes the vectorized path (the same bytes)
 
@@ -17,16 +17,13 @@ def command(
     heads: Annotated[Optional[int], typer.Option("--heads", help="Heads for every shape (default: width/64, or the H in LxDxH).")] = None,
     depth: Annotated[Optional[str], typer.Option("--depth", help="Grid mode: depths, e.g. 1:48 (start:stop[:step], inclusive).")] = None,
     width: Annotated[Optional[str], typer.Option("--width", help="Grid mode: widths, e.g. 256:8192:256.")] = None,
-    tp: CheckTp = None,
-    multiple: CheckMultiple = None,
-    format: Fmt = Format.table,
-    field: Field = None,
-    c2_reading: Reading = C2Reading.consistent,
+    listed: ListedOptions = LISTED,
 ) -> None:
     """Regime and separation-rank bounds (log3) per shape, or over a depth x width grid.
 
     Example: depthwidth bounds 12x768 24x1024x16 bert-base
     """
+    tp, multiple, format, field, c2_reading = listed
     check_heads(heads)
     if depth is not None or width is not None:
         if shapes or depth is None or width is None:

@@ -3,29 +3,15 @@ from typing import Annotated
 
 import typer
 
-from ...arch.blocks import DEFAULT_CONTEXT
 from ..inputs import resolve_shapes, warn_constraints
-from ..options import (Batch, C2Reading, CheckMultiple, Context, CostTp, Field, Fmt, Format, Gpu, Gpus, MfuText, Pp, Reading, Recompute,
-                       Tokens, Zero)
+from ..options import RUN, SHOWN, RunOptions, ShownOptions
 
 
 def command(
     deep: Annotated[str, typer.Option("--deep", help="The deeper network: LxD[xH] or a model name.")],
     shallow: Annotated[str, typer.Option("--shallow", help="The shallower network: LxD[xH] or a model name.")],
-    tp: CostTp = None,
-    multiple: CheckMultiple = None,
-    tokens: Tokens = None,
-    gpu: Gpu = "h100",
-    gpus: Gpus = None,
-    pp: Pp = 1,
-    zero: Zero = 1,
-    recompute: Recompute = "selective",
-    mfu: MfuText = "0.4",
-    context: Context = DEFAULT_CONTEXT,
-    batch: Batch = 1,
-    format: Fmt = Format.table,
-    field: Field = None,
-    c2_reading: Reading = C2Reading.consistent,
+    run: RunOptions = RUN,
+    shown: ShownOptions = SHOWN,
 ) -> None:
     """Which of two shapes is provably more expressive, the widths that would change it, and what each costs to train and serve.
 
@@ -36,11 +22,11 @@ def command(
     from ...output import emit
     from ...output.tables import compare_tables
     from ...advice.reports import block_for, compare_with_blocks
-    from ...theory.solver import compare_shapes
-    from ..training import costed, one_token_count, run_spec
+    from ...theory.comparison import compare_shapes
+    from ..training import costed, given_run
 
-    length = one_token_count(tokens)
-    spec = run_spec(length, gpu, gpus, tp or 1, pp, zero, recompute, mfu, context, batch)
+    format, field, c2_reading = shown
+    spec = given_run(run)
     deep_shape, shallow_shape = resolve_shapes([deep, shallow], None)
     if deep_shape.depth < shallow_shape.depth:  # issue 34: passed silently
         from ..notices import warn
@@ -50,7 +36,7 @@ def command(
              "the deeper one as --deep")
     result = compare_shapes(deep_shape, shallow_shape, c2_reading.value)
     deep_arch, shallow_arch = block_for(deep, deep_shape), block_for(shallow, shallow_shape)
-    warn_constraints([(deep, deep_arch, deep_shape.heads), (shallow, shallow_arch, shallow_shape.heads)], tp, multiple)
+    warn_constraints([(deep, deep_arch, deep_shape.heads), (shallow, shallow_arch, shallow_shape.heads)], run.tp, run.multiple)
     report = compare_with_blocks(result, deep_arch, shallow_arch)
     report = replace(report, deep=costed(report.deep, deep_arch, spec), shallow=costed(report.shallow, shallow_arch, spec))
     emit(report, format.value, field, compare_tables)

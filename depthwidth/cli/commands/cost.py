@@ -4,8 +4,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from ...arch.blocks import DEFAULT_CONTEXT
-from ..options import (Arch, Batch, Context, Experts, FfnMult, Field, Fmt, Format, Gated, Gpu, Gpus, HeadDim, KvHeads, Tied, Tokens,
-                       TopK, Vocab)
+from ..options import BLOCK, Arch, Batch, BlockOptions, Context, Field, Fmt, Format, Gpu, KvHeads, Tokens
 
 
 
@@ -14,13 +13,7 @@ def command(
     config: Annotated[Optional[List[str]], typer.Option("--config", help="A Hugging Face config.json (or model folder) to cost. Repeatable.")] = None,
     arch: Arch = "vanilla",
     kv_heads: KvHeads = None,
-    head_dim: HeadDim = None,
-    ffn_mult: FfnMult = None,
-    gated: Gated = None,
-    experts: Experts = None,
-    top_k: TopK = None,
-    vocab: Vocab = None,
-    tied: Tied = None,
+    block: BlockOptions = BLOCK,
     gpu: Gpu = "h100",
     gpus: Annotated[Optional[int], typer.Option("--gpus", help="GPUs training together. Default: one node of --gpu.", min=1, max=1 << 24)] = None,
     tp: Annotated[Optional[int], typer.Option("--tp", help="Tensor-parallel degree (default: searched).", min=1, max=1 << 12)] = None,
@@ -67,8 +60,7 @@ def command(
     cluster = Cluster(gpu=gpu.strip().lower(), gpus=gpus, context=context, global_batch=global_batch, tokens=one_token_count(tokens),
                       mfu=rate, fixed=fixed, attention=attention and attention.strip().lower(), serve=serve, batch=batch)
     named = _architectures(expand_stdin(shapes) if shapes else [], config or [], arch, context,
-                           dict(kv_heads=kv_heads, head_dim=head_dim, ffn_mult=ffn_mult, gated=gated, experts=experts,
-                                top_k=top_k, vocab=vocab, tied=tied))
+                           dict(kv_heads=kv_heads, **block._asdict()))
     records = []
     for name, block in named:
         record = {"shape": name, "depth": block.depth, "width": block.width, "heads": block.heads, "arch": block.family}

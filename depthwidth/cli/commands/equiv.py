@@ -5,16 +5,14 @@ import typer
 
 from ...errors import InputError
 from ..inputs import check_heads, check_list_rows, distinct, expand_stdin, parse_int_list, resolve_shapes
-from ..options import C2Reading, Field, Fmt, Format, Reading
+from ..options import SHOWN, ShownOptions
 
 
 def command(
     deep: Annotated[List[str], typer.Option("--deep", help="The deep network: LxD[xH] or a model name; '-' reads shapes from stdin.")],
     depth: Annotated[str, typer.Option("--depth", help="Shallower depths: 2,3 or a range 1:6.")],
     heads: Annotated[Optional[int], typer.Option("--heads", help="Heads of the shallower network (default: the deep network's).")] = None,
-    format: Fmt = Format.table,
-    field: Field = None,
-    c2_reading: Reading = C2Reading.consistent,
+    shown: ShownOptions = SHOWN,
 ) -> None:
     """Widths a shallower network needs to replicate (Corollary 1) or surpass (Corollary 2) a deep one.
 
@@ -27,8 +25,9 @@ def command(
     from ...advice.reports import block_for
     from ...arch.record import block_fields
     from ...theory.shapes import MAX_DEPTH
-    from ...theory.solver import equivalence
+    from ...theory.comparison import equivalence
 
+    format, field, c2_reading = shown
     check_heads(heads)
     texts = expand_stdin(deep)
     shapes = resolve_shapes(texts, None)

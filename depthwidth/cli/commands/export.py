@@ -7,8 +7,7 @@ from ...arch.blocks import DEFAULT_CONTEXT
 from ...errors import InputError
 from ...arch.hardware import DEFAULT_MULTIPLE
 from ..inputs import plan_options
-from ..options import (Count, Experts, FfnMult, FfnMultiple, Field, Fmt, Format, Gated, HeadDim, KvHeads, Multiple, Rule,
-                       RuleFile, Tied, TopK, Tp, Vocab)
+from ..options import BLOCK, BlockOptions, Count, FfnMultiple, Field, Fmt, Format, KvHeads, Multiple, Rule, RuleFile, Tp
 
 TO_HELP = ("hf-llama, hf-mistral, hf-qwen2, hf-gpt2, hf-mixtral (Hugging Face config.json), nanogpt (a Python config file "
            "for train.py), litgpt (model_config.yaml) or megatron (Megatron-LM arguments, megatron_args.sh).")
@@ -21,13 +20,7 @@ def command(
     plan_budget: Annotated[Optional[str], typer.Option("--plan", help="Instead of SHAPE: export the recommended shape of `plan --params BUDGET` with all of the plan options given here.")] = None,
     arch: Annotated[Optional[str], typer.Option("--arch", help="Block preset (default: the format's: hf-llama, litgpt, megatron -> llama; hf-gpt2, nanogpt -> gpt2; ...).")] = None,
     kv_heads: KvHeads = None,
-    head_dim: HeadDim = None,
-    ffn_mult: FfnMult = None,
-    gated: Gated = None,
-    experts: Experts = None,
-    top_k: TopK = None,
-    vocab: Vocab = None,
-    tied: Tied = None,
+    asked_block: BlockOptions = BLOCK,
     tp: Tp = 1,
     budget_count: Annotated[Count, typer.Option("--budget-count", "--count", help="With --plan: what the budget limits: total (non-embedding), active or with-embeddings.", case_sensitive=False)] = Count.total,
     multiple: Multiple = DEFAULT_MULTIPLE,
@@ -54,8 +47,7 @@ def command(
     planned = {"--budget-count": None if budget_count == Count.total else budget_count.value,
                "--multiple": None if multiple == DEFAULT_MULTIPLE else multiple, "--ffn-multiple": ffn_multiple,
                "--rule": None if rule == "consensus" else rule, "--rule-file": rule_file}
-    options = plan_options(name, kv_heads, head_dim, ffn_mult, gated, experts, top_k, vocab, tied, budget_count, multiple,
-                           ffn_multiple, tp, rule, rule_file, context)  # every value checked (--ffn-mult parsed) here
+    options = plan_options(name, kv_heads, asked_block, budget_count, multiple, ffn_multiple, tp, rule, rule_file, context)  # every value checked (--ffn-mult parsed) here
     block_options = dict(options.spending.overrides)
     if plan_budget is not None:
         from ...budgets import parse_params

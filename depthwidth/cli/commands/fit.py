@@ -1,22 +1,13 @@
 """`depthwidth fit`: fit your own depth/width rule from a sweep's results."""
-from enum import Enum
 from typing import Annotated, Optional
 
 import typer
 
 from ...errors import InputError
-from ..options import Bootstrap, Field, Fmt, Format, GroupBy, GroupByOf, Seed
+from ..options import Bootstrap, Field, Fmt, Format, GroupBy, GroupByOf, Seed, choices
 
-
-class FitForm(str, Enum):
-    levine = "levine"
-    power = "power"
-    both = "both"
-
-
-class Metric(str, Enum):
-    last = "last"
-    best = "best"
+FitForm = choices("FitForm", "levine", "power", "both")
+Metric = choices("Metric", "last", "best")
 
 
 def fit_report(results: Optional[str], group_by: GroupBy, form: str, bootstrap: int, seed: int, name: str, *,

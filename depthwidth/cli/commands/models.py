@@ -5,7 +5,7 @@ import typer
 
 from ...errors import InputError
 from ..inputs import warn_constraints
-from ..options import C2Reading, CheckMultiple, CheckTp, Field, Fmt, Format, Reading
+from ..options import LISTED, ListedOptions
 
 
 def command(
@@ -13,11 +13,7 @@ def command(
     filter: Annotated[Optional[str], typer.Option("--filter", help="Name or family substring, or a glob like 'llama*'.")] = None,
     min_params: Annotated[Optional[str], typer.Option("--min-params", help="Only models with at least this many (published) parameters, e.g. 1B.")] = None,
     max_params: Annotated[Optional[str], typer.Option("--max-params", help="Only models with at most this many parameters, e.g. 100B.")] = None,
-    tp: CheckTp = None,
-    multiple: CheckMultiple = None,
-    format: Fmt = Format.table,
-    field: Field = None,
-    c2_reading: Reading = C2Reading.consistent,
+    listed: ListedOptions = LISTED,
 ) -> None:
     """Published architectures with their regime, threshold depth and bounds.
 
@@ -29,6 +25,7 @@ def command(
     from ...output.tables import models_tables
     from ...advice.reports import model_report
 
+    tp, multiple, format, field, c2_reading = listed
     low = float(parse_quantity(min_params, "--min-params")) if min_params is not None else None
     high = float(parse_quantity(max_params, "--max-params")) if max_params is not None else None
     chosen = sort_models(filter_models(load_models(), filter, low, high), sort)

@@ -8,9 +8,8 @@ from ...arch.hardware import DEFAULT_MULTIPLE
 from ...errors import InputError
 from ..inputs import as_typed, plan_options
 from ..notices import WARN_EACH, warn
-from ..options import (PlotTo, Arch, Batch, C2Reading, Context, Count, CountOf, Experts, FfnMult, FfnMultiple, Field, Fmt, Format, Gated,
-                       Gpu, Gpus, HeadDim, KvHeads, MfuOverride, Multiple, Params, Prefer, Reading, Rule, RuleFile,
-                       SearchPp, SearchRecompute, SearchZero, Tied, Tokens, TopK, Tp, Vocab)
+from ..options import (BLOCK, LAYOUT, PlotTo, Arch, Batch, BlockOptions, C2Reading, Context, Count, CountOf, FfnMultiple, Field, Fmt,
+                       Format, KvHeads, LayoutOptions, Multiple, Params, Prefer, Reading, Rule, RuleFile, Tokens, Tp)
 
 BRIEF_HINT = 1000  # more budgets than this without --brief: a warning points to it
 
@@ -23,13 +22,7 @@ def command(
     tokens: Tokens = None,
     arch: Arch = "vanilla",
     kv_heads: KvHeads = None,
-    head_dim: HeadDim = None,
-    ffn_mult: FfnMult = None,
-    gated: Gated = None,
-    experts: Experts = None,
-    top_k: TopK = None,
-    vocab: Vocab = None,
-    tied: Tied = None,
+    block: BlockOptions = BLOCK,
     count: CountOf = Count.total,
     multiple: Multiple = DEFAULT_MULTIPLE,
     ffn_multiple: FfnMultiple = None,
@@ -47,12 +40,7 @@ def command(
                                           "candidate with its theory and costs, and the notes.")] = False,
     all_: Annotated[bool, typer.Option("--all", help="List the candidates outside the evidence band too.")] = False,
     plot: PlotTo = None,
-    gpu: Gpu = "h100",
-    gpus: Gpus = None,
-    pp: SearchPp = None,
-    zero: SearchZero = None,
-    recompute: SearchRecompute = None,
-    mfu: MfuOverride = None,
+    layout: LayoutOptions = LAYOUT,
     days: Annotated[Optional[str], typer.Option("--days", help="A time budget in days on --gpus of --gpu: the size (and, without "
                                                 "--tokens, 20 tokens per parameter) that trains in that time by the performance "
                                                 "model (docs/performance.md).")] = None,
@@ -71,24 +59,23 @@ def command(
     from ...advice.evidence import PREFERENCES
     from ...output import emit
     from ...advice.planner import plan as make_plan
-    from ..training import budgets_with_tokens, run_spec
+    from ..training import budgets_with_tokens, fixed_layout, searched_run
 
     if rules and brief:
         raise InputError("options", "--rules --brief", "expected one of them: --rules shows every rule's shape, "
                                                        "--brief only the threshold rule's")
-    _ignored(brief, rules, rule, rule_file, prefer, tokens if (params or flops) else None, gpus)
-    fixed = _fixed_layout(pp, zero, recompute)
+    _ignored(brief, rules, rule, rule_file, prefer, tokens if (params or flops) else None, layout.gpus)
+    fixed = fixed_layout(layout)
     if days is not None and (params or flops):
         raise InputError("--days", days, "is a budget of its own: give --days (with --gpus, --gpu and optionally --tokens), "
                                          "not with --params or --flops")
     given = None if days is not None else budgets_with_tokens(params, flops, tokens)
-    options = plan_options(arch, kv_heads, head_dim, ffn_mult, gated, experts, top_k, vocab, tied, count, multiple,
-                           ffn_multiple, tp, rule, rule_file, context, c2_reading.value)
+    options = plan_options(arch, kv_heads, block, count, multiple, ffn_multiple, tp, rule, rule_file, context, c2_reading.value)
     choice = prefer.strip().lower()
     if choice not in PREFERENCES:
         raise InputError("--prefer", prefer, "expected one of " + ", ".join(PREFERENCES))
-    spec = run_spec(None, gpu, gpus, tp, pp or 1, 1 if zero is None else zero, recompute or "selective", mfu or "0.4", context, batch)
-    options = replace(options, prefer=choice, loss_tolerance=_tolerance(loss_tolerance), run=spec, perf=mfu is None, fixed=fixed)
+    spec = searched_run(layout, tp, context, batch)
+    options = replace(options, prefer=choice, loss_tolerance=_tolerance(loss_tolerance), run=spec, perf=layout.mfu is None, fixed=fixed)
     if days is not None or (flops and not tokens):
         given = _sized(days, flops, tokens, options)
     if plot is not None:  # checked before any work: a bad path or no matplotlib fails at once
@@ -104,7 +91,7 @@ def command(
              "--brief gives the threshold rule's answer for all of them at once")
     if rules:
         from ...advice.rule_table import rule_shapes
-        from ...output.tables import plan_rules_tables
+        from ...output.plan_tables import plan_rules_tables
 
         left_out: list[str] = []
         with as_typed(given.values):
@@ -137,7 +124,7 @@ def command(
 
 def _tables(records, show_all: bool, explain: bool):
     """The plan's table (imported only when a table is printed: JSON, CSV and --field never load it)."""
-    from ...output.tables import plan_tables
+    from ...output.plan_tables import plan_tables
 
     return plan_tables(records, show_all, explain)
 
@@ -185,7 +172,7 @@ def _brief(values: list[int], options, source: str, fmt: str, field) -> None:
     from ...advice.brief import PlanBrief, brief_columns
     from ...output import emit
     from ...output.columns import write_columns
-    from ...output.tables import plan_brief_tables
+    from ...output.plan_tables import plan_brief_tables
 
     columns = brief_columns(values, options, source)
     if fmt == "table" and field is None:
@@ -212,17 +199,6 @@ def _sized(days, flops, tokens, options):
         raise InputError("--days", days, "expected a training time in days from 0.0001 to 100,000, such as 30")
     n, length, _ = size_for_days(value, options, one_token_count(tokens))
     return Budgets("days", [n], [length])
-
-
-def _fixed_layout(pp, zero, recompute) -> tuple:
-    """The layout fields given on the command line ((name, value) pairs); the rest is searched."""
-    from ...errors import InputError
-
-    if recompute is not None:
-        recompute = recompute.strip().lower()
-        if recompute not in ("none", "selective", "full"):
-            raise InputError("--recompute", recompute, "expected one of none, selective, full")
-    return tuple((k, v) for k, v in (("pp", pp), ("zero", zero), ("recompute", recompute)) if v is not None)
 
 
 def _tolerance(text: Optional[str]) -> Optional[float]:

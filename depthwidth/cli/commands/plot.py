@@ -54,7 +54,8 @@ def bounds(
 
     Example: depthwidth plot bounds --width 768 --width 4096 --out bounds.svg
     """
-    from ...output.plot import bounds_figure, check_output_path, require_matplotlib, save_figure
+    from ...output.plot import check_output_path, require_matplotlib, save_figure
+    from ...output.plot_bounds import bounds_figure
 
     require_matplotlib()
     check_output_path(out, force)  # before drawing: a bad --out fails at once
@@ -74,7 +75,8 @@ def fit(
 
     Example: depthwidth plot fit results.csv --out fit.png
     """
-    from ...output.plot import check_output_path, fit_figure, require_matplotlib, save_figure
+    from ...output.plot import check_output_path, require_matplotlib, save_figure
+    from ...output.plot_fit import fit_figure
 
     require_matplotlib()
     check_output_path(out, force)  # before drawing: a bad --out fails at once

@@ -8,9 +8,8 @@ from ...errors import InputError
 from ...arch.hardware import DEFAULT_MULTIPLE
 from ..inputs import as_typed, budgets, distinct, parse_int_list, plan_options
 from ..notices import warn
-from ..options import (PlotTo, Batch, C2Reading, Context, Count, Experts, FfnMult, FfnMultiple, Field, Fmt, Format, Gated, Gpu, Gpus,
-                       HeadDim, MfuOverride, Multiple, Reading, RuleFile, SearchPp, SearchRecompute, SearchZero, Tied, Tokens, TopK,
-                       Tp, Vocab)
+from ..options import (BLOCK, LAYOUT, PlotTo, Batch, BlockOptions, C2Reading, Context, Count, FfnMultiple, Field, Fmt, Format,
+                       LayoutOptions, Multiple, Reading, RuleFile, Tokens)
 
 DEFAULT_COUNT = 8  # rows of a sweep without --depths
 EXPORT_HELP = "Also write one config per row under --out DIR/ID/: hf-llama, hf-mistral, hf-qwen2, hf-gpt2, hf-mixtral, nanogpt, litgpt or megatron."
@@ -25,25 +24,14 @@ def command(
     arch: Annotated[Optional[str], typer.Option("--arch", help="Block preset (as for plan). Default: vanilla, or the --export format's family.")] = None,
     kv_heads: Annotated[Optional[int], typer.Option("--kv-heads", help="Key/value heads G held in every row (default: the preset's ratio held, see --kv-ratio).", min=1, max=1 << 20)] = None,
     kv_ratio: Annotated[Optional[int], typer.Option("--kv-ratio", help="Query heads per key/value head held in every row (1 = multi-head). Default: the preset's (llama 4, qwen2 7).", min=1, max=1 << 20)] = None,
-    head_dim: HeadDim = None,
-    ffn_mult: FfnMult = None,
-    gated: Gated = None,
-    experts: Experts = None,
-    top_k: TopK = None,
-    vocab: Vocab = None,
-    tied: Tied = None,
+    block: BlockOptions = BLOCK,
     budget_count: Annotated[Count, typer.Option("--budget-count", help="What the budget limits: total (non-embedding), active or with-embeddings.", case_sensitive=False)] = Count.total,
     multiple: Multiple = DEFAULT_MULTIPLE,
     ffn_multiple: FfnMultiple = None,
     tp: Annotated[int, typer.Option("--tp", help="Tensor-parallel degree every row must shard by (and the run's, for its costs).", min=1, max=1 << 12)] = 1,
     rule_file: RuleFile = None,
     context: Context = DEFAULT_CONTEXT,
-    gpu: Gpu = "h100",
-    gpus: Gpus = None,
-    pp: SearchPp = None,
-    zero: SearchZero = None,
-    recompute: SearchRecompute = None,
-    mfu: MfuOverride = None,
+    layout: LayoutOptions = LAYOUT,
     batch: Batch = 1,
     export: Annotated[Optional[str], typer.Option("--export", help=EXPORT_HELP)] = None,
     out: Annotated[Optional[str], typer.Option("--out", "-o", help="With --export: the directory to create (one folder per row, named by its id, plus manifest.json).")] = None,
@@ -92,22 +80,20 @@ def command(
         from ...loop.export import target
 
         target(fmt)  # an unknown format fails before the sweep is computed
-    options = plan_options(arch, None, head_dim, ffn_mult, gated, experts, top_k, vocab, tied, budget_count, multiple,
-                           ffn_multiple, tp, "levine-fit", rule_file, context, c2_reading.value)
+    options = plan_options(arch, None, block, budget_count, multiple, ffn_multiple, tp, "levine-fit", rule_file, context,
+                           c2_reading.value)
     chosen = distinct(parse_int_list(depths, "--depths", 1, MAX_DEPTH), "--depths", "the depths") if depths is not None else None
     if source == "tokens":  # each budget N came from its token count D = 20·N: that is also its training length
         from ...budgets import TOKENS_PER_PARAM
 
         training = [float(TOKENS_PER_PARAM * v) for v in values]
-    from ..training import run_spec
-    from .plan import _fixed_layout
+    from ..training import fixed_layout, searched_run
 
-    fixed = _fixed_layout(pp, zero, recompute)  # given: fixed; the rest searched by the performance model
+    fixed = fixed_layout(layout)  # given: fixed; the rest searched by the performance model
     if tp > 1:
         fixed = (("tp", tp), *fixed)
     # every run option checked before the sweep is computed, with or without --tokens (as plan does)
-    spec = run_spec(None, gpu, gpus, tp, pp or 1, 1 if zero is None else zero, recompute or "selective", mfu or "0.4",
-                    context, batch)
+    spec = searched_run(layout, tp, context, batch)
     if training is None:
         spec = None
     with as_typed(values):
@@ -118,7 +104,7 @@ def command(
         from ...loop.sweep_costs import costed
 
         per_budget = dict(zip(values, training if len(training) == len(values) else training * len(values)))  # one D, or one each
-        rows = costed(rows, [replace(spec, tokens=per_budget[r.budget]) for r in rows], None if mfu is not None else fixed)
+        rows = costed(rows, [replace(spec, tokens=per_budget[r.budget]) for r in rows], None if layout.mfu is not None else fixed)
     for line in rows.skipped:
         warn(line)
     if fmt is not None:
