@@ -77,6 +77,31 @@ def stream_writer(out):
     return write
 
 
+def stream_bytes_writer(out):
+    """A write function for ASCII or UTF-8 bytes straight to ``out``'s binary buffer (a big grid's
+    chunks, spelled as bytes by worker processes, skip a decode and an encode), or None when ``out``
+    has no such buffer. Bytes that are not ASCII go through ``out`` as text when its encoding is not
+    UTF-8 (``output_text``'s escapes). Errors as ``stream_writer``'s."""
+    buffer = getattr(out, "buffer", None)
+    if buffer is None or not hasattr(buffer, "write"):
+        return None
+    utf8 = encoding_of(out) in (None, "utf-8", "utf-8-sig")
+
+    def write(data: bytes) -> None:
+        try:
+            if utf8 or data.isascii():
+                out.flush()  # what was written as text goes first
+                buffer.write(data)
+            else:
+                out.write(output_text(data.decode("utf-8", "surrogatepass"), out))
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as err:
+            raise cannot_write(err) from None
+
+    return write
+
+
 class ClosedStdout:
     """sys.stdout when file descriptor 1 was closed at startup: every write fails clearly."""
 

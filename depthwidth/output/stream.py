@@ -6,7 +6,7 @@ import dataclasses
 import sys
 from typing import Iterable
 
-from .guard import stream_writer, write_output
+from .guard import stream_bytes_writer, stream_writer, write_output
 from .records import json_text
 
 
@@ -176,8 +176,18 @@ def stream_grid(chunks: Iterable[dict], fmt: str, field: str | None, out, rows: 
     first = True
     spec = (style, chosen if style == "field" else names, prefixes, end)
     texts = _chunk_texts(chunks, spec, rows)
+    write_bytes = stream_bytes_writer(out)
     try:
         for text in texts:  # one chunk's text at a time (~10 MB at most), never the whole grid
+            if isinstance(text, bytes):  # spelled by a worker process
+                if write_bytes is None:
+                    text = text.decode("utf-8", "surrogatepass")
+                else:
+                    if fmt == "json" and field is None:
+                        text = (b"\n" if first else b",\n") + text[:-2]
+                    write_bytes(text)
+                    first = False
+                    continue
             if fmt == "json" and field is None:  # rows end in "},\n": the separator moves before the next chunk
                 write(("\n" if first else ",\n") + text[:-2])
             else:
@@ -259,7 +269,7 @@ def _forked_texts(chunks, spec: tuple, workers: int):
             data = source.read(size)
             if len(data) < size:
                 raise RuntimeError("a grid worker process stopped in the middle of a chunk")
-            yield data.decode("utf-8", "surrogatepass")
+            yield data  # bytes: stream_grid writes them to the binary buffer when it can
             number += 1
     finally:
         for pid in pids:
