@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..theory.exact import is_prime
+from ..theory.primes import is_prime
 
 TP_LIMIT = 128  # tp_sizes lists degrees up to this
 DEFAULT_MULTIPLE = 128

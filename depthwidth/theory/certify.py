@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from ..errors import InputError
-from .exact import is_prime
+from .primes import is_prime
 from .gridrank import DEFAULT_POSITIONS, DEFAULT_PRIME, DEFAULT_TEMPLATES, certified_rank, head_dim, rows_per_batch
 from .separation import CONSISTENT, LN3, bounds, check_reading, log3_sep_upper_efficient, log3_sep_upper_inefficient
 

@@ -137,28 +137,3 @@ def exact_sign(float_difference: float, float_size: float, form: Callable[[], Fo
         if digits == _PRECISIONS[0] and is_zero(difference):
             return 0
     return 0  # not reached for these bounds: a nonzero difference below 10^-3190 of its terms
-
-
-def is_prime(n: int) -> bool:
-    """Deterministic Miller-Rabin: the first twelve prime bases decide every n < 3.3·10^24 (far past
-    any head count or certify prime)."""
-    if n < 2:
-        return False
-    bases = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)
-    for small in bases:
-        if n % small == 0:
-            return n == small
-    odd, twos = n - 1, 0
-    while odd % 2 == 0:
-        odd, twos = odd // 2, twos + 1
-    for base in bases:
-        x = pow(base, odd, n)
-        if x in (1, n - 1):
-            continue
-        for _ in range(twos - 1):
-            x = x * x % n
-            if x == n - 1:
-                break
-        else:
-            return False
-    return True
