@@ -80,7 +80,9 @@ def gemm_seconds(m, n, k, hw, batch=1.0):
     """Time of ``batch`` products (m x k)·(k x n) in bf16 on ``hw``: the roofline with tile and wave
     quantization (module docstring)."""
     np = lib(m, n, k, batch)
-    m, n, k = (np.maximum(np.asarray(x, dtype=np.float64), 1.0) for x in (m, n, k))
+    m = np.maximum(np.asarray(m, dtype=np.float64), 1.0)
+    n = np.maximum(np.asarray(n, dtype=np.float64), 1.0)
+    k = np.maximum(np.asarray(k, dtype=np.float64), 1.0)
     # a dimension below one tile runs in a skinny kernel padded to SMALL_TILE (matrix-vector products stay memory-bound)
     em, en = np.where(m < TILE, SMALL_TILE, TILE), np.where(n < TILE, SMALL_TILE, TILE)
     tm, tn = np.ceil(m / em), np.ceil(n / en)
