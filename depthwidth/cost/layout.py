@@ -25,7 +25,8 @@ from ..arch import blocks
 from ..arch.hardware import tp_sizes
 from . import comm, run
 from .num import lib
-from .perf import ADAM_BYTES_PER_PARAM, BYTES, RECOMPUTE_CODE, STEP_EFFICIENCY, Layout, attention_kernel, gemm_seconds, layer_forward, training_rates, train_step
+from .perf import (BYTES, RECOMPUTE_CODE, STEP_EFFICIENCY, Layout, attention_kernel, head_seconds, layer_forward,
+                   optimizer_seconds, stage_params_per_gpu, train_step, training_rates)
 
 RECOMPUTE_NAMES = ("none", "selective", "full")
 BATCH_TOKENS = ((0.76e9, 0.5e6), (2.7e9, 1e6), (13e9, 2e6), (float("inf"), 3.2e6))  # Brown et al. 2020, Table 2.1
@@ -228,7 +229,7 @@ def search(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | N
     sequence_parallel = options.get("sequence_parallel", True)
     depth = arch.depth + arch.decoder_depth
     fields = {"attention": attention, "overlap": overlap, **options}
-    forwards, heads, layers = _shared(arch, hw, context, flash, attention, tuple(sorted(options.items())))
+    forwards, floors, layers = _shared(arch, hw, context, flash, attention, tuple(sorted(options.items())))
     states, activations = {}, {}
     nonembedding, embedding = blocks.params_nonembedding(arch), blocks.params_embedding(arch) or 0
     divided = any(z >= 1 for z in zeros)  # the optimizer step at its least: divided by dp when a stage allows it
@@ -246,18 +247,18 @@ def search(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | N
 
     bounds = []
     for index, (tp, cp, pp, dp, v, mb) in enumerate(rows):
-        if (tp, cp, mb) not in heads:
+        if (tp, cp, mb) not in floors:  # per micro-batch: a layer's least time, and the output head's
             forwards[tp, cp, mb] = layer_forward(arch, hw, Layout(tp=tp, cp=cp, micro_batch=mb, **fields), context)
             gemm, core, elementwise, _ = forwards[tp, cp, mb]
             tokens = mb * context / cp
-            head = 0.0 if arch.vocab is None else 3.0 * gemm_seconds(tokens, arch.vocab / tp, arch.width, hw) / STEP_EFFICIENCY
             layer = 3.0 * (gemm / STEP_EFFICIENCY + core / STEP_EFFICIENCY + elementwise / STEP_EFFICIENCY)
-            heads[tp, cp, mb] = layer + comm.tp_seconds(hw, tp, tokens * arch.width * BYTES, 4, base), head
-        layer, head = heads[tp, cp, mb]
+            floors[tp, cp, mb] = (layer + comm.tp_seconds(hw, tp, tokens * arch.width * BYTES, 4, base),
+                                  head_seconds(arch, hw, tokens, tp))
+        layer, head = floors[tp, cp, mb]
         stage_layers = -(-depth // pp)
         micro = -(-global_batch // (dp * mb))
-        params_gpu = (nonembedding * stage_layers / depth + embedding / (2.0 if pp > 1 else 1.0)) / tp
-        optimizer = ADAM_BYTES_PER_PARAM * params_gpu / (dp if divided else 1.0) / hw.hbm_bandwidth
+        params_gpu = stage_params_per_gpu(arch, nonembedding, embedding, stage_layers, pp, tp)
+        optimizer = optimizer_seconds(hw, params_gpu, dp if divided else 1.0)
         bounds.append(((micro + (pp - 1) / v) * (stage_layers * layer + head) + optimizer, index))
     bounds.sort()
     low = [j for j, z in enumerate(zeros) if z <= 2]  # with dp > 1: the highest allowed stage of 0-2, and 3

@@ -16,7 +16,6 @@ class Scalars:
     """NumPy's functions used by the cost models, for Python numbers (floats out)."""
 
     float64 = float
-    inf = math.inf
     log, exp, sqrt, isfinite = staticmethod(math.log), staticmethod(math.exp), staticmethod(math.sqrt), staticmethod(math.isfinite)
 
     @staticmethod
@@ -46,10 +45,6 @@ class Scalars:
     @staticmethod
     def select(conditions, choices):
         return next((c for k, c in zip(conditions, choices) if k), 0.0)
-
-    @staticmethod
-    def broadcast_to(x, shape):
-        return x
 
 
 def lib(*values):

@@ -155,6 +155,23 @@ def _ffn(arch, hw, tokens, t, layout):
     return frac * dense + (1 - frac) * moe, width, a2a
 
 
+def head_seconds(arch, hw, tokens, tp):
+    """The output head's three passes over ``tokens`` tokens on one GPU (vocabulary split by tp)."""
+    return 0.0 if arch.vocab is None else 3.0 * gemm_seconds(tokens, arch.vocab / tp, arch.width, hw) / STEP_EFFICIENCY
+
+
+def stage_params_per_gpu(arch, nonembedding, embedding, stage_layers, pp, tp):
+    """Parameters on one GPU of the most loaded stage: its layers' share, the embedding (split between
+    the first and last stages when pp > 1), over tp."""
+    np = lib(stage_layers, pp, tp)
+    return (nonembedding * stage_layers / (arch.depth + arch.decoder_depth) + embedding / np.where(pp > 1, 2.0, 1.0)) / tp
+
+
+def optimizer_seconds(hw, params_gpu, divisor):
+    """The optimizer step reading and writing its states for ``params_gpu`` / ``divisor`` parameters."""
+    return ADAM_BYTES_PER_PARAM * params_gpu / divisor / hw.hbm_bandwidth
+
+
 def train_step(arch, hw, layout: Layout, context: int, global_batch: int, forward: tuple | None = None) -> dict:
     """One optimizer step of ``global_batch`` sequences of ``context`` tokens: seconds and its parts.
 
@@ -182,16 +199,16 @@ def train_step(arch, hw, layout: Layout, context: int, global_batch: int, forwar
     layer = layer + comm.cp_seconds(hw, tp, cp, arch, b, context, core, passes)
     layer = layer + comm.ep_seconds(hw, tp, layout.ep, a2a, 2 * passes)
     stage_layers = np.ceil(depth / pp)
-    head = 0.0 if arch.vocab is None else 3.0 * gemm_seconds(tokens, arch.vocab / tp, arch.width, hw) / STEP_EFFICIENCY
+    head = head_seconds(arch, hw, tokens, tp)
     stage = stage_layers * layer + head + comm.p2p_seconds(hw, tp, cp, dp, pp, tokens * arch.width * BYTES, layout, v)
     micro = np.ceil(global_batch / (dp * b))
     pipeline = (micro + (pp - 1) / v) * stage
     nonembedding = blocks.params_nonembedding(arch)
     embedding = blocks.params_embedding(arch) or 0
-    params_gpu = (nonembedding * stage_layers / depth + embedding / np.where(pp > 1, 2.0, 1.0)) / tp
+    params_gpu = stage_params_per_gpu(arch, nonembedding, embedding, stage_layers, pp, tp)
     backward_last = 2.0 * stage / passes
     data = comm.dp_seconds(hw, tp, cp, dp, pp, params_gpu * BYTES, zero, micro, stage, backward_last, layout)
-    optimizer = ADAM_BYTES_PER_PARAM * params_gpu / np.where(zero >= 1, dp, 1.0) / hw.hbm_bandwidth
+    optimizer = optimizer_seconds(hw, params_gpu, np.where(zero >= 1, dp, 1.0))
     step = pipeline + data + optimizer
     hardware_per_token = blocks.flops_per_token(arch, context) * (passes / 3.0)
     return {"step_seconds": step, "pipeline_seconds": pipeline, "bubble_seconds": (pp - 1) / v * stage,

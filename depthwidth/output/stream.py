@@ -179,19 +179,13 @@ def stream_grid(chunks: Iterable[dict], fmt: str, field: str | None, out, rows: 
     write_bytes = stream_bytes_writer(out)
     try:
         for text in texts:  # one chunk's text at a time (~10 MB at most), never the whole grid
-            if isinstance(text, bytes):  # spelled by a worker process
-                if write_bytes is None:
-                    text = text.decode("utf-8", "surrogatepass")
-                else:
-                    if fmt == "json" and field is None:
-                        text = (b"\n" if first else b",\n") + text[:-2]
-                    write_bytes(text)
-                    first = False
-                    continue
+            if isinstance(text, bytes) and write_bytes is None:  # a worker's bytes, for a stream with no buffer
+                text = text.decode("utf-8", "surrogatepass")
+            binary = isinstance(text, bytes)
             if fmt == "json" and field is None:  # rows end in "},\n": the separator moves before the next chunk
-                write(("\n" if first else ",\n") + text[:-2])
-            else:
-                write(text)
+                separator = "\n" if first else ",\n"
+                text = (separator.encode() if binary else separator) + text[:-2]
+            (write_bytes if binary else write)(text)
             first = False
     finally:
         texts.close()  # a failed write (a closed pipe) stops the workers now, not at exit
