@@ -15,8 +15,9 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "depthwidth"
 MAX_LINES = 400
 MATHEMATICS = ("depthwidth.theory.separation", "depthwidth.theory.solver", "depthwidth.theory.comparison", "depthwidth.theory.exact",
                "depthwidth.theory.certify", "depthwidth.theory.gridrank", "depthwidth.theory.primes")
-# what the mathematics may import: other mathematics, the shape type and the error type
-MATHEMATICS_MAY_IMPORT = set(MATHEMATICS) | {"depthwidth.theory", "depthwidth.theory.shapes", "depthwidth.errors"}
+# what the mathematics may import: other mathematics, the shape type, the error type and the record decorator
+MATHEMATICS_MAY_IMPORT = set(MATHEMATICS) | {"depthwidth.theory", "depthwidth.theory.shapes", "depthwidth.errors",
+                                             "depthwidth.theory.frozen"}
 TYPER_PRIVATE = ("typer._", "_runtime_param", "typer.main._", "click._", "RuntimeParam", "typer.core", "TyperGroup", "parse_args(")
 TYPER_COMPAT = PACKAGE / "cli" / "_typer_compat.py"
 

@@ -10,7 +10,7 @@ project computed itself: where the source states a rule but no number, the row i
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from ..theory.frozen import frozen
 
 REPRODUCED = "reproduced"
 DIFFERS = "differs"
@@ -21,7 +21,7 @@ NEURIPS = "Levine et al. 2020, 'The Depth-to-Width Interplay in Self-Attention' 
 POST = "Levine, Wies, Sharir, Bata, Shashua, blog post 'Is depth useful for self-attention?' (on arXiv 2006.12467v1)"
 
 
-@dataclass(frozen=True)
+@frozen
 class Claim:
     """One claim: what the source says (``quoted``, None for a derived row), what the formulas
     give, and whether they agree within ``tolerance``. ``source`` names the text and its section."""

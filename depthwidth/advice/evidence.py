@@ -18,12 +18,12 @@ Pure: no I/O, except that ``depth_band`` reads the catalogue once (cached) unles
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from . import published
 from .rule_type import _crossing
 from .rules import FIT, PRACTICE, REGISTRY, loglog_fit
+from ..theory.frozen import frozen
 
 SIMILAR_SIZE = 2.0  # catalogue models within this factor of the budget (in 12·L·d²) count as similar
 COVER = 0.75  # the band holds this share of the used evidence (the shortest such interval)
@@ -49,7 +49,7 @@ def practice_scatter(shapes=published.CHINCHILLA_A9) -> float:
 RULE_MODELS = {"llama3-practice": ("llama3-8b", "llama3-70b", "llama3-405b")}
 
 
-@dataclass(frozen=True)
+@frozen
 class Evidence:
     """One piece of evidence at a budget: a registry rule or a published model (``kind`` "published")."""
 
@@ -65,7 +65,7 @@ class Evidence:
     note: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Band:
     """The band of depths the used evidence gives, with everything considered (``evidence``)."""
 
@@ -77,7 +77,7 @@ class Band:
     notes: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class Pick:
     """The chosen shape, its costs, its score and the sentence saying why (field names: plan JSON)."""
 
@@ -271,7 +271,7 @@ def evidence_records(band: Band) -> list[dict]:
                  source=e.source, note=e.note) for e in band.evidence]
 
 
-@dataclass(frozen=True)
+@frozen
 class Consensus:
     """The consensus rule's whole answer: the band, the pick in it (None: no valid shape in the
     band), and the plan JSON fields ``depth_band``, ``evidence`` and ``why``."""

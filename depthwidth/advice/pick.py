@@ -15,17 +15,18 @@ those assumptions (``run.tokens_assumed``, ``run.gpus_assumed`` say so; issue 32
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from ..budgets import TOKENS_PER_PARAM
 from ..arch.snapping import BUDGET_TOLERANCE, Snapped, snap_width
+from ..theory.frozen import frozen
 
 CONSENSUS = "consensus"
 MOST_BAND_DEPTHS = 48  # a wider band is sampled at this many depths (evenly in log depth), both ends kept
 MOST_WIDTHS = 8  # valid widths tried per depth of the band, nearest the budget's width
 
 
-@dataclass(frozen=True)
+@frozen
 class Costing:
     """The run every shape of a plan is costed under: ``spec`` as given (tokens, gpus may be None) and
     ``ranking``, the same run at the assumed length and on one node when they were not given."""

@@ -5,7 +5,6 @@ evidence and the run). ``planner`` fills them; they are importable from there to
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from ..arch.blocks import Architecture
 from ..arch.record import COUNT_FIELDS, COUNT_TYPES, LAYOUT_FIELDS, ShapeRecord, repeats, shape_record
@@ -13,9 +12,10 @@ from ..arch.snapping import Snapped
 from ..cost.fields import COST_FIELDS
 from ..cost.run import RunCosts
 from ..theory.separation import CONSISTENT, bounds
+from ..theory.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class Candidate(ShapeRecord):
     """One iso-budget shape: the shape record (``shape_record.ShapeRecord``), its aspect ratio d/L,
     ``budget_deviation`` (the relative deviation of the count the budget limits, the plan's
@@ -58,7 +58,7 @@ def candidate(snapped: Snapped, context: int, reading: str = CONSISTENT, costs: 
                      in_band=in_band, **(costs or {}))
 
 
-@dataclass(frozen=True)
+@frozen
 @repeats(Architecture, LAYOUT_FIELDS, after="width")
 @repeats(COUNT_TYPES, COUNT_FIELDS, after="params_12Ld2")
 class PlanBrief:
@@ -81,7 +81,7 @@ class PlanBrief:
     regime: str
 
 
-@dataclass(frozen=True)
+@frozen
 @repeats(RunCosts, COST_FIELDS, after="run")
 class Plan(PlanBrief):
     """The plan record for one budget (field names are the JSON contract; README documents each):

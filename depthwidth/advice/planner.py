@@ -14,7 +14,7 @@ records it fills (Plan, PlanBrief, Candidate) are ``plan_record.py``'s.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 from ..errors import InputError
 from ..arch.hardware import Constraints, tp_sizes, width_step
@@ -27,6 +27,7 @@ from ..arch.spending import Quadratic, Spending, block_min_depth, block_min_dept
 from . import notes as plan_notes
 from .plan_record import Candidate, Plan, PlanBrief, candidate  # noqa: F401 (the records, importable from here)
 from ..theory.separation import CONSISTENT, THRESHOLD, bounds, compare_pow3, min_depth, min_depth_exact, width_for  # noqa: F401
+from ..theory.frozen import frozen
 
 # The largest width a plan may print is 10^15 (shapes.MAX_WIDTH); at the minimal depth 32 that is
 # a budget of 12·32·10^30 ≈ 3.84e32 for the paper's block. Larger budgets are refused, not rounded.
@@ -35,7 +36,7 @@ MAX_PLAN_WIDTH = MAX_WIDTH
 DEFAULT_RULE = "consensus"  # recommend.CONSENSUS: the evidence band, then the cheapest valid shape in it
 
 
-@dataclass(frozen=True)
+@frozen
 class PlanOptions:
     """Everything `plan` takes besides the budget. ``run``: the training run every shape is costed
     under (a ``costs.RunSpec``; None: its defaults; its context is ``context``); ``prefer``: what
@@ -80,7 +81,7 @@ def candidate_depths(lowest: int, top_depth: float, most: int = 12) -> list[int]
     return depths
 
 
-@dataclass(frozen=True)
+@frozen
 class Theory:
     """The threshold rule for a budget and block: minimal depth, its real crossing, the width."""
 

@@ -2,13 +2,13 @@
 plus how the model compares with the plan for its own size."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 from ..arch.hardware import tp_sizes
 from .rules import empirical_optimum
 from ..arch.record import ShapeRecord, block_fields, fractional_heads_note, repeats, shape_record  # noqa: F401 (the records' home)
 from ..theory.separation import bounds, min_depth
+from ..theory.frozen import frozen
 
 
 def shape_list_chunks(depths, widths, heads, reading: str, rows_per_chunk: int = 1 << 16):
@@ -68,7 +68,7 @@ def _comparison_report():
     only compare imports the solver)."""
     from ..theory.comparison import Comparison
 
-    @dataclass(frozen=True)
+    @frozen
     class ComparisonReport(Comparison):
         """The compare record: both shape records with their blocks, the verdict and the widths,
         and the empirical optimum's depth at each side's size (a fit, not theory)."""
@@ -101,7 +101,7 @@ LOSS_TYPES = dict.fromkeys(("optimal_depth", "optimal_depth_low", "optimal_depth
                             "loss_vs_best_high"), "float")
 
 
-@dataclass(frozen=True)
+@frozen
 @repeats(LOSS_TYPES, LOSS_TYPES, after="source")
 class ModelReport(ShapeRecord):
     """The models record: the shape record of a published architecture plus its catalogue data."""
@@ -119,7 +119,7 @@ class ModelReport(ShapeRecord):
     source: str
 
 
-@dataclass(frozen=True)
+@frozen
 @repeats(LOSS_TYPES, LOSS_TYPES, after="vocab_bottleneck")
 class ConfigReport(ShapeRecord):
     """The inspect record: the shape record of a config.json plus its real structure.

@@ -3,14 +3,14 @@ valid shapes like the plan's own, and the consensus row (``evidence.py``) with i
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from ..arch.hardware import tp_sizes
 from .planner import PlanOptions, no_valid_shape, planned_shape, rule_shape, snap_depth, theory_for
 from ..arch.record import counts
+from ..theory.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class RuleShape:
     """One rule's answer for a budget, snapped to a valid shape; for a guard, its maximum depth."""
 

@@ -6,8 +6,9 @@ its source, are rows in ``rules.py``. Pure: no I/O.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Callable
+from ..theory.frozen import frozen
 
 
 THEORY, FIT, PRACTICE, GUARD = "theory", "fit", "practice", "guard"
@@ -22,7 +23,7 @@ VERIFIED, SECOND_HAND, UNVERIFIED = "verified", "second-hand", "unverified"
 STATUSES = (VERIFIED, SECOND_HAND, UNVERIFIED)  # strongest first
 
 
-@dataclass(frozen=True)
+@frozen
 class Constant:
     """One constant of a rule with where it comes from and how it was checked.
 
@@ -43,7 +44,7 @@ class Constant:
             raise ValueError(f"constant status {self.status!r} does not match verified={self.verified}")
 
 
-@dataclass(frozen=True)
+@frozen
 class Rule:
     """A depth/width rule: the field names are the ``depthwidth rules`` JSON contract."""
 

@@ -17,11 +17,12 @@ import json
 import math
 import os
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from ..errors import InputError
 from .rulelaw import DEPTH_LIMITS, WIDTH_LIMITS, plausibility
+from ..theory.frozen import frozen
 
 RULE_FORMAT = "depthwidth-rule/2"
 READ_FORMATS = ("depthwidth-rule/1", RULE_FORMAT)
@@ -30,7 +31,7 @@ GROUP_BY = ("params", "flops")
 NAME_PATTERN = re.compile(r"[a-z0-9-]+")
 
 
-@dataclass(frozen=True)
+@frozen
 class LevineLaw:
     """ln d_opt = a + b·L (the form of Levine et al. 2020, NeurIPS version), fitted on one's own optima."""
 
@@ -48,7 +49,7 @@ class LevineLaw:
         return math.exp(self.a + self.b * depth)
 
 
-@dataclass(frozen=True)
+@frozen
 class PowerLaw:
     """d_opt = k·N^alpha and L_opt = depth_k·N^beta, N the group size (params or FLOPs)."""
 
@@ -74,7 +75,7 @@ class PowerLaw:
         return math.exp(math.log(self.depth_k) + self.depth_beta * math.log(size))
 
 
-@dataclass(frozen=True)
+@frozen
 class FitRange:
     """The data the law was fitted on: group sizes, and the depths and widths of every run."""
 
@@ -83,7 +84,7 @@ class FitRange:
     width: tuple[float, float]
 
 
-@dataclass(frozen=True)
+@frozen
 class GroupOptimum:
     """One size group's optimal depth (the vertex of its loss parabola in ln L) and its interval."""
 
@@ -93,13 +94,13 @@ class GroupOptimum:
     runs: int
 
 
-@dataclass(frozen=True)
+@frozen
 class Source:
     file: str
     sha256: str
 
 
-@dataclass(frozen=True)
+@frozen
 class FittedOn:
     """What a rule was fitted on: each group's size, every run's depth and width, how many runs,
     and the sha256 of every file read."""
@@ -111,7 +112,7 @@ class FittedOn:
     sources: tuple[Source, ...]
 
 
-@dataclass(frozen=True)
+@frozen
 class AttentionLayout:
     """The attention layout the sweep held in every run (``loop.sweep``): its head size, and a fixed
     number of key/value heads or a fixed number of query heads per key/value head (None: not held)."""
@@ -121,7 +122,7 @@ class AttentionLayout:
     kv_ratio: int | None
 
 
-@dataclass(frozen=True)
+@frozen
 class FittedRule:
     """A rule file's content; field names are the JSON keys of ``depthwidth-rule/1``."""
 

@@ -6,9 +6,9 @@ rule files, checks them with ``plausibility``, so this module does not import it
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from ..errors import InputError
+from ..theory.frozen import frozen
 
 DEPTH_LIMITS = (1.0, 1e4)  # a plausible optimal depth (issue 25: depth_k = 1e30 recommended 5086 layers)
 WIDTH_LIMITS = (1.0, 1e7)  # a plausible optimal width (issue 25: a = 100 gave width 3e43)
@@ -83,7 +83,7 @@ def plausibility(rule: FittedRule) -> list[str]:
     return out
 
 
-@dataclass(frozen=True)
+@frozen
 class FittedDepth:
     """What the planner shows for a rule file: the law's depth for a budget, its 95% interval,
     whether the budget lies inside the fitted sizes, and whether the depth had to be clamped to

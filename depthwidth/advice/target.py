@@ -13,14 +13,14 @@ Shapes that do not fit on the GPU come after every shape that does. Pure: no I/O
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from ..cost.loss import DEFAULT_LAW, LossLaw, PenaltyModel, loss_penalty, time_to_target
+from ..theory.frozen import frozen
 
 LOSS_FIELDS = ("loss_vs_best", "loss_vs_best_low", "loss_vs_best_high", "time_to_target_days", "time_to_target_gpu_hours")
 
 
-@dataclass(frozen=True)
+@frozen
 class Targeted:
     """One shape on the way to the target loss: its arch and costs, the predicted penalty (value,
     low, high), its own training time and its time to the target (None: no length reaches it)."""

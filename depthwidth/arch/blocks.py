@@ -45,14 +45,14 @@ stack, which keeps no cache.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from ..errors import InputError
+from ..theory.frozen import frozen
 
 DEFAULT_CONTEXT = 2048  # T of flops_per_token: GPT-3's and PaLM's training context
 
 
-@dataclass(frozen=True)
+@frozen
 class Architecture:
     """Everything one needs to count a Transformer stack (see the module docstring).
 

@@ -8,19 +8,19 @@ layers, tied embeddings), so ``Model.architecture`` counts it with ``blocks``.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from ..errors import InputError
 from ..theory.shapes import SHAPE_LIKE, Shape, make_shape, parse_shape
+from ..theory.frozen import frozen
 
 CATALOG_PATH = Path(__file__).with_name("catalog.json")
 SORT_KEYS = ("name", "params", "depth", "width", "year", "aspect")
 LIST_HINT = "see `depthwidth models` for the list"
 
 
-@dataclass(frozen=True)
+@frozen
 class Model:
     """One published architecture, as its authors describe it.
 

@@ -14,15 +14,15 @@ experts, expert_ffn, dense_layers), so it works on ``blocks.Architecture`` and c
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from ..theory.primes import is_prime
+from ..theory.frozen import frozen
 
 TP_LIMIT = 128  # tp_sizes lists degrees up to this
 DEFAULT_MULTIPLE = 128
 
 
-@dataclass(frozen=True)
+@frozen
 class Constraints:
     """The alignment a shape must satisfy; ``None`` switches a rule off.
 
@@ -110,7 +110,7 @@ def width_step(constraints: Constraints, head_dim: int) -> int:
 
 # ---- accelerators ------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@frozen
 class Accelerator:
     """One accelerator's datasheet row: peak dense (no 2:4 sparsity) tensor FLOP/s, HBM capacity
     in bytes (the datasheet's GB read as 10^9 bytes) and bandwidth in bytes/s. ``fp8_flops`` is None

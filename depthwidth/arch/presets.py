@@ -6,10 +6,11 @@ A preset only builds architectures; ``blocks`` counts them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from ..errors import InputError, not_one_of
 from .blocks import DEFAULT_CONTEXT, Architecture, params_nonembedding
+from ..theory.frozen import frozen
 
 
 def round_up(value: int, multiple: int) -> int:
@@ -27,7 +28,7 @@ def ffn_size(width: int, gated: bool, ffn_mult: float = 1.0, multiple: int = 1) 
     return round_up(max(scaled, 1), multiple)
 
 
-@dataclass(frozen=True)
+@frozen
 class Size:
     """A preset's fields below a budget of ``below`` parameters (in the budget's own count), from ``source``."""
     below: float
@@ -39,7 +40,7 @@ class Size:
     source: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Preset:
     """A block family with sourced defaults; ``architecture(depth, width)`` builds one shape of it.
 

@@ -12,11 +12,11 @@ these fields with these names; README, "Output fields", documents each once:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from .blocks import DEFAULT_CONTEXT
 from .hardware import tp_sizes
 from ..theory.separation import Bounds
+from ..theory.frozen import frozen
 
 # the parameter counts of a counted block (the embeddings unknown without a vocabulary), as records show them
 COUNT_TYPES = {"params_nonembedding": "int", "params_active": "int", "params_embedding": "int | None",
@@ -45,7 +45,7 @@ def repeats(source, names, after: str, **renamed):
     return insert
 
 
-@dataclass(frozen=True)
+@frozen
 class ShapeRecord(Bounds):
     """The shape record plus its block (None where meaningless or unknown): ``flops_per_token`` is
     training FLOPs at the context T (2048 unless the command takes --context); ``kv_bytes_per_token``

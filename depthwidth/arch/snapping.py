@@ -3,11 +3,11 @@ alignment and tensor-parallel constraints, nearest the budget, the more shardabl
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from ..errors import InputError
 from .hardware import Constraints, heads_ok, tp_conflicts, violations, width_step
 from .spending import Quadratic, Spending
+from ..theory.frozen import frozen
 
 BUDGET_TOLERANCE = 0.05  # recommended shapes and candidates stay within ±5% of the budget when possible
 DEPTH_BAND = 0.08  # depths within 8% of a target count as equally near when choosing the more shardable shape
@@ -15,7 +15,7 @@ SNAP_SPAN = 12  # widths tried on each side of the ideal width, in steps of the 
 FAR_FROM_BUDGET = 0.5  # a "nearest valid shape" further than this from the budget is a conflict, not an answer
 
 
-@dataclass(frozen=True)
+@frozen
 class Snapped:
     """A valid shape for a budget: the architecture, the count spent, and its deviation."""
 

@@ -6,17 +6,17 @@ Counting is ``blocks.py``'s: this module only asks it for counts of concrete arc
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 from ..errors import InputError
 from ..theory.separation import LN3
+from ..theory.frozen import frozen
 
 # --count's words -> the count field each one limits (a plan's ``budget_count``)
 BUDGET_COUNTS = {"total": "params_nonembedding", "active": "params_active", "with-embeddings": "params_with_embeddings"}
 
 
-@dataclass(frozen=True)
+@frozen
 class Spending:
     """How a budget is spent: a block preset with overrides, and which count the budget limits.
 
@@ -98,7 +98,7 @@ class Spending:
         return self.arch == "vanilla" and self.count == "total" and not self.overrides
 
 
-@dataclass(frozen=True)
+@frozen
 class LayoutSpending(Spending):
     """A Spending whose key/value heads follow a fixed layout: ``kv_fixed`` heads at every width,
     or ``kv_ratio`` query heads per key/value head (kv_heads = heads / kv_ratio). A sweep holds one
@@ -140,7 +140,7 @@ def _clean_width(spending: Spending) -> int:
     return math.lcm(46080, spending.head_dim, spending.head_dim * kv_heads, spending.head_dim * unit)
 
 
-@dataclass(frozen=True)
+@frozen
 class Quadratic:
     """count(L, d) = (a2·d² + a1·d + a0)·L + (b2·d² + b1·d + b0), exactly, for depths past the
     block's leading dense layers; fitted through exact counts at clean widths (``_clean_width``)."""

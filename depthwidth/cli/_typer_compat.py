@@ -9,7 +9,6 @@ these) get a RuntimeParam that coerces with a plain function instead, with Pydan
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from enum import Enum
 from functools import partial
 from typing import get_args, get_origin
@@ -18,6 +17,7 @@ import typer
 from typer.core import TyperGroup
 from typer._click import exceptions as click_exceptions  # the Click classes this Typer raises
 from typer._coercion import RuntimeParam
+from ..theory.frozen import frozen
 
 UsageError = click_exceptions.UsageError
 ClickException = click_exceptions.ClickException
@@ -93,7 +93,7 @@ def converter(annotation, info):
     return None
 
 
-@dataclass(frozen=True)
+@frozen
 class DirectParam(RuntimeParam):
     """Typer's coercion contract, fulfilled by a plain function (see ``direct_coercion``)."""
 

@@ -10,14 +10,14 @@ Budget and length together (README "Costs of a training run"):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 
 from ..errors import InputError
 from .inputs import bounded_number, budgets, check_list_rows, expand_stdin, parse_each
+from ..theory.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class Budgets:
     """Parsed budgets: where they came from, the counts, and each one's training tokens (None: not given)."""
 

@@ -35,9 +35,10 @@ def empty_cost_fields() -> dict:
 
 @lru_cache(maxsize=None)
 def _with_cost_fields(cls):
-    """``cls`` (a frozen dataclass of a shape record) extended with the cost fields, all defaulting to None."""
-    return dataclasses.make_dataclass(cls.__name__, [(name, object, dataclasses.field(default=None)) for name in COST_FIELDS],
-                                      bases=(cls,), frozen=True)
+    """``cls`` (a ``@frozen`` shape record) extended with the cost fields, all defaulting to None."""
+    from ..theory.frozen import frozen_class
+
+    return frozen_class(cls.__name__, [(name, object, dataclasses.field(default=None)) for name in COST_FIELDS], bases=(cls,))
 
 
 def with_costs(record, fields: dict):

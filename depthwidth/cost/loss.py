@@ -21,17 +21,17 @@ L(N_target, D): the extra tokens it needs, so its time to that target is its own
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import math
 
 from .num import Scalars as _Scalars, lib as _lib
+from ..theory.frozen import frozen
 
 Z_95 = 1.959963984540054  # two-sided 95% normal quantile: the intervals below are about 95%
 REFERENCE_PARAMS = 1e9  # L*(N) is written around N = 1e9, so a is ln L* at 1e9
 
 
-@dataclass(frozen=True)
+@frozen
 class LossLaw:
     """L(N, D) = E + A/N^alpha + B/D^beta (nats per token; N parameters, D training tokens)."""
 
@@ -76,7 +76,7 @@ LAWS = {law.name: law for law in (HOFFMANN_2022, BESIROGLU_2024)}
 DEFAULT_LAW = HOFFMANN_2022
 
 
-@dataclass(frozen=True)
+@frozen
 class PenaltyModel:
     """loss_vs_best = k · ln(L / L*(N))², L*(N) = exp(a + b·ln(N/1e9)), with the fit's covariance of
     (ln k, a, b) (``cov``, row-major 3x3), its residual scatter (relative loss) and the data it saw."""

@@ -19,12 +19,12 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .loss import DEFAULT_LAW, REFERENCE_PARAMS, LossLaw, PenaltyModel
+from ..theory.frozen import frozen
 
 DATA = Path(__file__).with_name("ablations.json")
 TRAINING_CONDITIONS = ("constLR_100B", "constLR_350B", "cooldown_99B", "halfLR_100B")
@@ -109,7 +109,7 @@ def fit_penalty(rows, law: LossLaw | None = DEFAULT_LAW, slope: float | None = N
                         (int(min(depths)), int(max(depths))), source)
 
 
-@dataclass(frozen=True)
+@frozen
 class HeldOut:
     """One held-out group: what the model (fitted without it) predicts and what was measured."""
 

@@ -21,11 +21,11 @@ Communication in ``comm.py``; the pipeline, data parallelism and the step here.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from ..arch import blocks
 from . import comm
 from .num import lib
+from ..theory.frozen import frozen
 
 SMALL_TILE = 16  # tensor-core operands come in multiples of 8 (fp16) elements: NVIDIA guide Sec. 2.2; 16 assumed
 TILE = 128  # cuBLAS tile edge (NVIDIA Matrix Multiplication Background guide, Sec. 2.3: 256x128, 128x128 typical)
@@ -45,7 +45,7 @@ RECOMPUTE_CODE = {"none": 0, "selective": 1, "full": 2}
 STEP_EFFICIENCY = 0.82
 
 
-@dataclass(frozen=True)
+@frozen
 class Layout:
     """A parallel layout: tensor tp, pipeline pp (``interleave`` stages per device), data dp, context cp
     and expert ep degrees, micro-batch (sequences), recomputation (0 none, 1 selective, 2 full), ZeRO

@@ -2,14 +2,14 @@
 as one record of plain values (the `cost` command's JSON fields; docs/performance.md). Pure."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from ..arch import blocks
 from ..errors import InputError
 from .billed import BILLED_NOTE, BILLED_RATIO
+from ..theory.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class Cluster:
     """The run and the cluster: accelerator, GPUs (None: one node), context, global batch in sequences
     (None: GPT-3's by size), training tokens, an MFU override, the fixed layout fields, serving batch,

@@ -44,11 +44,11 @@ Conventions (README "Costs of a training run"):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from ..arch import blocks
 from ..errors import InputError
 from ..arch.hardware import Accelerator, accelerator, tp_conflicts
+from ..theory.frozen import frozen
 
 RECOMPUTE = ("none", "selective", "full")
 ADAM_OPTIMIZER_BYTES = 12  # fp32 master weights + Adam's m and v (Rajbhandari et al. 2020, K = 12)
@@ -60,7 +60,7 @@ WEIGHT_BYTES = 2  # bf16/fp16 weights, activations and KV cache
 MIN_MFU = 0.001
 MFU_ACCEPTED = f"expected a model FLOPs utilization from {MIN_MFU:g} to 1, such as 0.4"
 
-@dataclass(frozen=True)
+@frozen
 class RunSpec:
     """How the model is trained and served; every field has the CLI option of the same name.
 
@@ -129,7 +129,7 @@ class RunSpec:
         return hw.fp8_flops if self.precision == "fp8" else hw.bf16_flops
 
 
-@dataclass(frozen=True)
+@frozen
 class RunCosts:
     """One shape's run costs; field names are the JSON contract (bytes, FLOPs, hours, days).
 

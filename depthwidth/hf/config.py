@@ -26,7 +26,6 @@ Checked against transformers' own builds: tests/test_hf_corpus.py.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from ..arch import blocks
 from ..arch.record import LAYOUT_FIELDS, repeats
@@ -41,8 +40,9 @@ from .read import (DECODER_ARCHITECTURE_HINTS, DEPTH_KEYS, ENCODER_ARCHITECTURE_
                      OTHER_KEYS, READ_KEYS, ROLES, VOCAB_KEYS, WIDTH_KEYS, _first, _optional, _whole, read_config,
                      read_config_bytes, read_config_file)
 from ..theory.shapes import Shape, make_shape, params
+from ..theory.frozen import frozen
 
-@dataclass(frozen=True)
+@frozen
 @repeats(blocks.Architecture, LAYOUT_FIELDS, after="width")
 class ConfigModel:
     """What a config.json says about a model: its shape, its block and its counts.

@@ -72,10 +72,10 @@ Layer layouts (each family's config class, ``configuration_<family>.py``):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from ..errors import InputError
 from .read import EXPECTED, _whole
+from ..theory.frozen import frozen
 
 # Defaults of each family's config class (transformers 5.23 configuration_<family>.py): a saved
 # config.json leaves out the keys equal to them.
@@ -105,7 +105,7 @@ _DEFAULTS.update({t: _DELTANET for t in DELTANET_TYPES})
 HYBRID_TYPES = frozenset(_DEFAULTS)
 
 
-@dataclass(frozen=True)
+@frozen
 class Layout:
     """What a hybrid or recurrent stack holds besides attention + feed-forward (module docstring)."""
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from . import trainformats
 from ..arch.blocks import DEFAULT_CONTEXT, Architecture, params_active, params_embedding, params_nonembedding, position_table_note
@@ -42,9 +42,10 @@ from .export_blocks import (check_tp, export_architecture, learned_positions, le
 from .export_formats import (BLOCK_OPTIONS, CONFIG_CLASSES, CONFIG_NAME, FAMILY_DEFAULTS, FORMATS, GATED_FORMATS,  # noqa: F401
                              MANIFEST_NAME, MAX_CONTEXT, MHA_ONLY, MODEL_FIELDS, MOE_FORMATS, OWN_HEAD_DIM, TARGETS, Target,
                              target)
+from ..theory.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 @repeats(Architecture, LAYOUT_FIELDS, after="width", gated="gated_ffn")
 @repeats(COUNT_TYPES, COUNT_FIELDS, after="context")
 class Export:

@@ -5,9 +5,9 @@ catalogue model writes beyond its block. Data, with its sources; ``export.py`` w
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from ..errors import InputError
+from ..theory.frozen import frozen
 
 
 MAX_CONTEXT = 2**31 - 1  # stored as a 32-bit integer by trainers and kernels
@@ -22,7 +22,7 @@ MANIFEST_NAME = "manifest.json"
 BLOCK_OPTIONS = ("kv_heads", "head_dim", "ffn_mult", "gated", "experts", "top_k", "vocab", "tied")
 
 
-@dataclass(frozen=True)
+@frozen
 class Target:
     """One export format: the preset its architecture comes from and the family's fixed fields."""
 

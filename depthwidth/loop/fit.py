@@ -37,7 +37,6 @@ only the ``fit`` and ``plot fit`` commands import them.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from statistics import NormalDist
 
 import numpy as np
@@ -50,6 +49,7 @@ from ..advice.rulefile import (RULE_FORMAT, AttentionLayout, FitRange, FittedOn,
 from .sizes import SizeOptimum, budget_of, held_layout  # noqa: F401 - SizeOptimum: fit's JSON record
 from .group_fit import (CONFIDENCE, MIN_DEPTHS, GroupFit, _geometric_mean, _size_label, fit_group,  # noqa: F401
                         fit_or_best, measured_best, small_sample_factor)
+from ..theory.frozen import frozen
 
 GROUP_TOLERANCE = 0.10  # sizes within ±10% of a group's middle: max/min <= 1.1/0.9
 DEFAULT_BOOTSTRAP = 1000
@@ -58,7 +58,7 @@ MIN_GROUPS = 3  # a two-constant law passes through any two optima: a third size
 SIGMA_FLOOR = 1e-9  # a group whose bootstrap optimum never moves (noise-free losses)
 
 
-@dataclass(frozen=True)
+@frozen
 class FitReport:
     """The result of ``depthwidth fit`` (field names are the JSON contract)."""
 

@@ -6,7 +6,6 @@ line at that depth (``GroupFit``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from statistics import NormalDist
 
 import numpy as np
@@ -14,12 +13,13 @@ from scipy import special
 
 from ..advice.rulefile import GroupOptimum
 from ..errors import InputError
+from ..theory.frozen import frozen
 
 CONFIDENCE = 0.95  # every interval: the central 95%
 MIN_DEPTHS = 3  # a parabola needs three distinct depths
 
 
-@dataclass(frozen=True)
+@frozen
 class GroupFit(GroupOptimum):
     """One size group: the GroupOptimum of the rule file plus what the fit saw on the way."""
 

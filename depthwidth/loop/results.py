@@ -27,10 +27,10 @@ import io
 import json
 import math
 import os
-from dataclasses import dataclass
 
 from ..errors import InputError
 from ..advice.rulefile import Source
+from ..theory.frozen import frozen
 
 ACCEPTED = ("a CSV, JSON or JSONL results file with depth, width, loss and a size (params, the sweep's "
             "params_nonembedding or budget; flops with --group-by flops), or a sweep joined by id")
@@ -39,7 +39,7 @@ MANIFEST = "manifest.json"
 METRICS = ("last", "best")
 
 
-@dataclass(frozen=True)
+@frozen
 class Run:
     """One training run (``row``: 1 = the first run of the file)."""
 

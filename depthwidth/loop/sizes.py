@@ -3,9 +3,9 @@ and the attention layout a sweep's runs held (kept in a rule file for ``plan --r
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from ..advice.rulefile import AttentionLayout, FitRange, LevineLaw, PowerLaw, Source
+from ..theory.frozen import frozen
 
 
 def budget_of(group, group_by: str = "params") -> float:
@@ -20,7 +20,7 @@ def budget_of(group, group_by: str = "params") -> float:
     return value if math.isfinite(value) and value > 0 else group.size
 
 
-@dataclass(frozen=True)
+@frozen
 class SizeOptimum:
     """`fit --format json`: one record per size: its optimal depth with the interval (``confidence``),
     how it was found (``method``), and the law across sizes (``form``: "none" with ``law_note``

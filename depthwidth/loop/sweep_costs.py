@@ -7,25 +7,25 @@ attaches them. Pure: no I/O.
 """
 from __future__ import annotations
 
-from dataclasses import field, fields, make_dataclass
+from dataclasses import field, fields
 
 from ..cost.fields import RUN_FIELDS
 from ..cost.modeled import MODEL_FIELDS
 
 COST_FIELDS = RUN_FIELDS + MODEL_FIELDS
 from .sweep import SweepRow, SweepRows
+from ..theory.frozen import frozen_class
 
 
 # A sweep row with its training run's costs (``costs.RunCosts`` fields of the same names): ``tokens``
 # trained, ``train_flops``, ``train_gpu_hours``, ``train_days`` (None without a GPU count),
 # ``train_memory_per_gpu_bytes``, ``fits_on_gpu`` and ``kv_cache_bytes_per_sequence`` (None for latent
 # attention), placed before ``loss``, which stays the last field (the one to fill in).
-CostedSweepRow = make_dataclass(
+CostedSweepRow = frozen_class(
     "CostedSweepRow",
     [(f.name, f.type) for f in fields(SweepRow) if f.name != "loss"] + [(name, object) for name in COST_FIELDS]
     + [("loss", "float | None", field(default=None))],
-    frozen=True)
-CostedSweepRow.__module__ = __name__
+    module=__name__)
 
 
 def costed(rows: SweepRows, specs, fixed: tuple | None = ()) -> SweepRows:

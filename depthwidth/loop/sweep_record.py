@@ -4,13 +4,13 @@ the attention layout held fixed.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from ..arch.blocks import Architecture
 from ..arch.record import COUNT_FIELDS, COUNT_TYPES, LAYOUT_FIELDS, repeats
+from ..theory.frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 @repeats(Architecture, LAYOUT_FIELDS, after="width")
 @repeats(COUNT_TYPES, COUNT_FIELDS, after="params_12Ld2")
 class SweepRow:

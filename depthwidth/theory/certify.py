@@ -29,13 +29,13 @@ the record. NumPy and python-flint are imported inside the functions that need t
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Callable, Optional
 
 from ..errors import InputError
 from .primes import is_prime
 from .gridrank import DEFAULT_POSITIONS, DEFAULT_PRIME, DEFAULT_TEMPLATES, certified_rank, head_dim, rows_per_batch
 from .separation import CONSISTENT, LN3, bounds, check_reading, log3_sep_upper_efficient, log3_sep_upper_inefficient
+from .frozen import frozen
 
 PRIME_LIMIT = 2**31  # residues below 2^31: products fit int64, 16-bit halves keep float64 sums exact
 MAX_POSITIONS = 16
@@ -57,7 +57,7 @@ LOWER_NOT_REACHED = "lower bound not reached"
 NO_BOUNDS = "no bounds"
 
 
-@dataclass(frozen=True)
+@frozen
 class Certificate:
     """The certified rank of one network shape beside the theorem's bounds on log3(sep)."""
 

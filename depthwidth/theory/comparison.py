@@ -6,14 +6,14 @@ the compare record). Levine et al. 2020, Theorems 1-2 and Corollaries 1-2.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from .shapes import Shape, params
 from .separation import CONSISTENT, THRESHOLD, Bounds, bounds, check_reading, compare_pow3, regime
 from .solver import Width, corollary2_applies, corollary2_beta1, replicate_width, surpass_width
+from .frozen import frozen
 
 
-@dataclass(frozen=True)
+@frozen
 class Equivalence:
     """The equiv record: widths a network of ``shallow_depth`` layers needs against the deep one."""
 
@@ -85,7 +85,7 @@ SHALLOW_WINS = "shallow-more-expressive"
 NO_SEPARATION = "no-provable-separation"
 
 
-@dataclass(frozen=True)
+@frozen
 class Comparison:
     """The compare object: both shape records, the provable verdict, and the equivalence widths
     (the theory only: ``reports.compare_report`` adds the empirical context)."""

@@ -10,11 +10,11 @@ digits and more.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
 
 from .separation import CONSISTENT, check_reading
+from .frozen import frozen
 
 _FLOAT_REL = 2.0**-40  # a double decides a comparison when it clears this fraction of the terms' size
 _PRECISIONS = (50, 100, 200, 400, 800, 1600, 3200)  # decimal digits, tried in turn near a tie
@@ -22,7 +22,7 @@ _PRECISIONS = (50, 100, 200, 400, 800, 1600, 3200)  # decimal digits, tried in t
 
 # ---- exact forms: const + sum(coef·log3(base)) + k·log3(K), K = sqrt(2·sqrt(2e)) ---------------
 
-@dataclass(frozen=True)
+@frozen
 class Form:
     const: Fraction
     terms: tuple[tuple[int, Fraction], ...]  # (integer base >= 2, rational coefficient)

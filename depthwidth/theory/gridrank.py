@@ -6,8 +6,8 @@ NumPy and python-flint are imported inside the functions that need them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Optional
+from .frozen import frozen
 
 DEFAULT_PRIME = 2**31 - 1  # the Mersenne prime M31, the largest prime below 2^31
 DEFAULT_POSITIONS = 2
@@ -78,7 +78,7 @@ def _mul_mod(a, b, prime: int):
     return out
 
 
-@dataclass(frozen=True)
+@frozen
 class _Network:
     """One draw of eq. (3)'s weights, arranged for x @ W: per layer W^{Q,K,V} stacked as
     (d, 3, H, d_a) and the W^O of all heads as (H·d_a, d)."""

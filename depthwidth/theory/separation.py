@@ -11,9 +11,9 @@ Nothing here imports NumPy at module level: scalar callers never pay for it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from .shapes import params
+from .frozen import frozen
 
 LN3 = math.log(3.0)
 LOG3_2 = math.log(2.0) / LN3
@@ -83,7 +83,7 @@ def log3_sep_upper_inefficient(depth, width, heads, xp=math, reading=CONSISTENT)
     return 2.0 * width * depth + depth - 2.0 * width * (xp.log(width * arg) / LN3) + xp.log(width) / LN3
 
 
-@dataclass(frozen=True)
+@frozen
 class Bounds:
     """The shape record: a shape, its regime, and the valid theorem's bounds on log3(sep)."""
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numbers
 import re
-from dataclasses import dataclass
 
 from ..errors import InputError
+from .frozen import frozen
 
 MAX_DEPTH = 10**6
 MAX_WIDTH = 10**15  # every accepted width is exact as a float (< 2**53)
@@ -16,7 +16,7 @@ _SHAPE = re.compile(r"([0-9]+)[xX]([0-9]+)(?:[xX]([0-9]+))?", re.ASCII)
 SHAPE_LIKE = re.compile(r"[-+.\d]|[xX]\d")  # an attempt at a shape, not a name (any script's digits: '１２x768')
 
 
-@dataclass(frozen=True)
+@frozen
 class Shape:
     """A stack of ``depth`` self-attention layers of width d_x = ``width`` with ``heads`` heads."""
 

@@ -21,7 +21,6 @@ combination is zero exactly when a product of integer powers is 1, checked over 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
 
@@ -41,6 +40,7 @@ from .separation import (
     log3_sep_upper_inefficient,
     regime,
 )
+from .frozen import frozen
 
 LOG10_3 = math.log10(3.0)
 LOG10_2 = math.log10(2.0)
@@ -51,7 +51,7 @@ COROLLARY_2 = "Corollary 2"
 FROM_BOUNDS = "from the bounds"
 
 
-@dataclass(frozen=True)
+@frozen
 class Width:
     """A solved width: ``width`` is the exact integer when it is below 2^53, ``log10_width`` is
     given whenever a width exists, ``theorem`` is the one valid at the answer, ``basis`` says
@@ -79,7 +79,7 @@ def _size_inefficient(depth: int, x: float, heads: int) -> float:
     return x * (2 * depth + 2 * math.log(x) / LN3 + 6) + depth * (heads + 4)
 
 
-@dataclass(frozen=True)
+@frozen
 class _Side:
     """Which bound of the shallow network is compared with the deep target, and how."""
 
