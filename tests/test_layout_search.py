@@ -104,3 +104,37 @@ def test_search_without_counting_gives_the_same_layout(family, depth, width):
     fast, slow = L.search(arch, hw, 64, 4096, 256, count=False), L.search_grid(arch, hw, 64, 4096, 256)
     assert fast[4] is None
     _same(fast[:4] + (slow[4],), slow)
+
+
+# The search orders layouts by a lower bound proportional to the micro-batch (perf.gemm_floor in
+# perf.layer_forward); it may skip a layout only if that bound is below its time.
+
+@pytest.mark.parametrize("gpu", ["h100", "a100-40gb", "mi300x", "tpu-v5p"])
+def test_gemm_floor_is_below_the_timed_product_and_proportional_to_m_and_batch(gpu):
+    from depthwidth.cost.perf import gemm_floor, gemm_seconds
+
+    hw = accelerator(gpu)
+    for m in (0.5, 1, 7, 100, 128, 129, 2048, 3000, 65536):
+        for n, k in ((0.25, 64), (16, 4096), (130, 130), (6144, 2048), (50257, 1600)):
+            for batch in (1.0, 3.0, 96.0):
+                floor = gemm_floor(float(m), float(n), float(k), hw, batch)
+                assert floor <= gemm_seconds(float(m), float(n), float(k), hw, batch)
+                # the bound of twice the rows (or twice the batch) is twice the bound
+                assert gemm_floor(2.0 * m, float(n), float(k), hw, batch) == pytest.approx(2 * floor, rel=1e-12)
+                assert gemm_floor(float(m), float(n), float(k), hw, 2 * batch) == pytest.approx(2 * floor, rel=1e-12)
+
+
+@pytest.mark.parametrize("family,depth,width", SHAPES)
+@pytest.mark.parametrize("tp,cp", [(1, 1), (2, 1), (8, 1), (2, 4)])
+def test_the_layer_floor_grows_as_the_micro_batch_and_stays_below_the_layer(family, depth, width, tp, cp):
+    from depthwidth.cost.perf import Layout, gemm_floor, layer_forward
+
+    arch = preset(family).architecture(depth, width)
+    hw, context = accelerator("h100"), 4096
+    one = layer_forward(arch, hw, Layout(tp=tp, cp=cp, micro_batch=1), context, gemm_floor)
+    for mb in (1, 2, 3, 16, 61):
+        floor = layer_forward(arch, hw, Layout(tp=tp, cp=cp, micro_batch=mb), context, gemm_floor)
+        timed = layer_forward(arch, hw, Layout(tp=tp, cp=cp, micro_batch=mb), context)
+        for part in range(3):  # matrix multiplies, attention core, element-wise
+            assert floor[part] == pytest.approx(mb * one[part], rel=1e-12)
+            assert floor[part] <= timed[part] * (1 + 1e-12)

@@ -20,7 +20,7 @@ Conventions (reference card, "Performance model"):
 """
 from __future__ import annotations
 
-from .num import lib
+from .num import Scalars, lib
 
 # share of the link's bandwidth an all-reduce reaches: 8x A100 NVLink busbw 235 of 300 GB/s; AWS EFA
 # "effective 340 Gbps" of 400 (stas00/ml-engineering network/README.md @0030e63f5275, verified)
@@ -60,6 +60,8 @@ def cp_seconds(hw, tp, cp, arch, micro_batch, context, core, passes):
     """Context parallelism's key/value exchange for one layer and one micro-batch, what the attention
     core (``core`` seconds per pass) does not hide."""
     np = lib(tp, cp, micro_batch, core)
+    if np is Scalars and cp <= 1:  # nothing to exchange (the where below, without computing its other branch)
+        return 0.0
     cp = np.asarray(cp, dtype=np.float64)
     kv = arch.kv_lora_rank + arch.qk_rope_head_dim if arch.latent else 2 * np.ceil(arch.kv_heads / tp) * arch.head_dim
     nbytes = 2.0 * micro_batch * context * kv  # all chunks' keys and values, bf16
@@ -70,6 +72,8 @@ def cp_seconds(hw, tp, cp, arch, micro_batch, context, core, passes):
 def ep_seconds(hw, tp, ep, nbytes, count):
     """Expert parallelism's all-to-alls (dispatch and combine) for one layer and one micro-batch."""
     np = lib(tp, ep, nbytes)
+    if np is Scalars and ep <= 1:
+        return 0.0
     ep = np.asarray(ep, dtype=np.float64)
     return np.where(ep > 1, count * gather(hw, tp, ep, nbytes), 0.0)
 
@@ -77,6 +81,8 @@ def ep_seconds(hw, tp, ep, nbytes, count):
 def p2p_seconds(hw, tp, cp, dp, pp, nbytes, layout, interleave):
     """Pipeline sends of one micro-batch across a stage boundary, forward and backward."""
     np = lib(tp, cp, dp, pp, nbytes, interleave)
+    if np is Scalars and pp <= 1:
+        return 0.0
     pp = np.asarray(pp, dtype=np.float64)
     inner = np.asarray(tp, dtype=np.float64) * cp * dp
     bandwidth = np.where(inner >= hw.gpus_per_node, hw.network_bandwidth * BUS_EFFICIENCY_NETWORK,
@@ -89,6 +95,8 @@ def dp_seconds(hw, tp, cp, dp, pp, grad_bytes, zero, micro, stage, backward_last
     + all-gather of the weights with ZeRO 1-2: the same volume), minus what hides behind the last
     backward; ZeRO-3: per micro-batch, 2 all-gathers and a reduce-scatter behind that micro-batch."""
     np = lib(tp, cp, dp, pp, grad_bytes, zero, micro, stage)
+    if np is Scalars and dp <= 1:
+        return 0.0
     inner = np.asarray(tp, dtype=np.float64) * cp
     reduce = all_reduce(hw, inner, dp, grad_bytes)
     hidden = backward_last if layout.overlap else 0.0

@@ -21,11 +21,13 @@ Brown et al. 2020, Table 2.1: 0.5M up to 760M parameters, 1M to 2.7B, 2M to 13B,
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..arch import blocks
 from ..arch.hardware import tp_sizes
 from . import comm, run
 from .num import lib
-from .perf import (BYTES, RECOMPUTE_CODE, STEP_EFFICIENCY, Layout, attention_kernel, head_seconds, layer_forward,
+from .perf import (BYTES, RECOMPUTE_CODE, STEP_EFFICIENCY, Layout, attention_kernel, gemm_floor, head_seconds, layer_forward,
                    optimizer_seconds, stage_params_per_gpu, train_step, training_rates)
 
 RECOMPUTE_NAMES = ("none", "selective", "full")
@@ -40,9 +42,16 @@ def default_global_batch(params: float, context: int) -> int:
     return max(1, round(tokens / context))
 
 
-def _divisors(n: int) -> list[int]:
+@lru_cache(maxsize=1024)
+def _divisors(n: int) -> tuple[int, ...]:
     small = [k for k in range(1, int(n ** 0.5) + 1) if n % k == 0]
-    return sorted({*small, *(n // k for k in small)})
+    return tuple(sorted({*small, *(n // k for k in small)}))
+
+
+@lru_cache(maxsize=1024)
+def _micro_batches(share: int) -> tuple[int, ...]:
+    """The micro-batches tried for ``share`` sequences per replica: powers of two and divisors, up to 64."""
+    return tuple(sorted({b for b in (1, 2, 4, 8, 16, 32, 64) if b <= share} | {b for b in _divisors(share) if b <= 64}))
 
 
 def combinations(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict) -> list[tuple]:
@@ -64,8 +73,7 @@ def combinations(arch, hw, gpus: int, context: int, global_batch: int, fixed: di
                 dp = rest // pp
                 vs = [fixed["interleave"]] if fixed.get("interleave") else [v for v in (1, 2, 4, 8) if v == 1 or (pp > 1 and pp * v <= depth)]
                 share = -(-global_batch // dp)  # sequences per replica per step
-                mbs = [fixed["micro_batch"]] if fixed.get("micro_batch") else sorted(
-                    {b for b in (1, 2, 4, 8, 16, 32, 64) if b <= share} | {b for b in _divisors(share) if b <= 64})
+                mbs = [fixed["micro_batch"]] if fixed.get("micro_batch") else _micro_batches(share)
                 for v in vs:
                     for mb in mbs:
                         rows.append((tp, cp, pp, dp, v, mb))
@@ -96,13 +104,15 @@ def candidates(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict
     return {**{name: grid[:, i] for i, name in enumerate(FIELDS)}, "recompute": rc, "zero": zero}
 
 
-def state_bytes(arch, tp, pp, dp, zero):
+def state_bytes(arch, tp, pp, dp, zero, nonembedding=None):
     """Weights, gradients and optimizer states per GPU (bytes): the most loaded stage's parameters
-    (``run.stage_params``' rule) over tp, each part divided by dp from its ZeRO stage on."""
+    (``run.stage_params``' rule) over tp, each part divided by dp from its ZeRO stage on;
+    ``nonembedding``: ``blocks.params_nonembedding(arch)``, when the caller has it."""
     np = lib(tp, pp, dp, zero)
     depth = arch.depth + arch.decoder_depth
     embedding, head = run._embedding_matrices(arch)
-    layers = blocks.params_nonembedding(arch) * np.ceil(depth / pp) / depth
+    nonembedding = blocks.params_nonembedding(arch) if nonembedding is None else nonembedding
+    layers = nonembedding * np.ceil(depth / pp) / depth
     stage = np.where(pp == 1, layers + embedding + (0 if arch.tied else head), layers + max(embedding, head))
     weights, gradients, optimizer = run.model_state_bytes(stage / tp, 0, 1)
     weights = np.where(zero >= 3, weights / dp, weights)
@@ -147,11 +157,11 @@ def memory_per_gpu(arch, lay: dict, context: int, sequence_parallel: bool = True
 
 
 def _answer(arch, hw, chosen: dict, fits: bool, memory: float, tried: int, fitting: int, context: int,
-            global_batch: int, gpus: int, base: Layout) -> tuple:
+            global_batch: int, gpus: int, base: Layout, forward: tuple | None = None, counts: tuple | None = None) -> tuple:
     from dataclasses import replace
 
     layout = replace(base, **{k: chosen[k] for k in (*FIELDS, "recompute", "zero")})
-    rates = {k: float(v) for k, v in training_rates(arch, hw, layout, context, global_batch, gpus).items()}
+    rates = {k: float(v) for k, v in training_rates(arch, hw, layout, context, global_batch, gpus, forward, counts).items()}
     chosen = {k: int(v) for k, v in chosen.items()}
     chosen["recompute"] = RECOMPUTE_NAMES[chosen["recompute"]]
     chosen["fits"] = fits
@@ -177,14 +187,25 @@ def search_grid(arch, hw, gpus: int, context: int, global_batch: int, fixed: dic
                    int(fits.sum()), context, global_batch, gpus, Layout(attention=attention, overlap=overlap, **options))
 
 
+def _floor(arch, hw, tp, cp, mb, context, forward, base, gemm=None) -> tuple:
+    """(a layer's least time, the output head's) on one micro-batch of ``mb`` sequences: its forward
+    (``forward``) at three passes, with tensor parallelism's four all-reduces; ``gemm`` as in
+    ``perf.layer_forward`` (``gemm_floor``: a lower bound proportional to ``mb``)."""
+    gemm_time, core, elementwise, _ = forward
+    tokens = mb * context / cp
+    layer = 3.0 * (gemm_time / STEP_EFFICIENCY + core / STEP_EFFICIENCY + elementwise / STEP_EFFICIENCY)
+    return (layer + comm.tp_seconds(hw, tp, tokens * arch.width * BYTES, 4, base), head_seconds(arch, hw, tokens, tp, gemm))
+
+
 SAFETY = 1e-9  # a lower bound must beat the best step by this much (relative) to skip a layout: rounding
 _SHARED: dict = {}  # what a layer costs does not depend on the depth: shared between the shapes of one width
 
 
-def _shared(arch, hw, context, flash, attention, options) -> tuple[dict, dict, dict]:
+def _shared(arch, hw, context, flash, attention, options) -> tuple[dict, dict, dict, dict]:
     """Memo dicts, per (tp, cp, micro-batch) or (tp, micro-batch), of one layer's forward, its step
-    bound and its activations, for every shape that differs from ``arch`` only in depth (a mixture
-    of experts keeps its depth: its dense layers' share enters the layer). Bounded; pure."""
+    bound and its activations, and per (tp, cp) the lower bound of one sequence's layer and head, for
+    every shape that differs from ``arch`` only in depth (a mixture of experts keeps its depth: its
+    dense layers' share enters the layer). Bounded; pure."""
     from dataclasses import replace
 
     shape = arch if arch.moe else replace(arch, depth=1, decoder_depth=0)
@@ -192,7 +213,7 @@ def _shared(arch, hw, context, flash, attention, options) -> tuple[dict, dict, d
     if key not in _SHARED:
         if len(_SHARED) >= 64:
             _SHARED.clear()
-        _SHARED[key] = ({}, {}, {})
+        _SHARED[key] = ({}, {}, {}, {})
     return _SHARED[key]
 
 
@@ -208,8 +229,10 @@ def search(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | N
     The same answer as ``search_grid`` on plain numbers, without evaluating every layout:
     - each (tp, cp, pp, dp, interleave, micro-batch) has a lower bound on its step: the pipeline's
       compute at three passes per micro-batch with tensor parallelism's four all-reduces, + the
-      optimizer step at its least; they are visited in the order of that bound, and the search stops
-      at the first bound above the best step found;
+      optimizer step at its least; they are visited in the order of a looser bound that needs no
+      product timed for each micro-batch (the same with ``perf.gemm_floor``: one sequence's, times the
+      micro-batch), the search stops at the first of those above the best step found, and a layout
+      whose own bound is above it is skipped;
     - of the ZeRO stages 0-2 only the highest allowed is timed (with dp > 1 they take the same time
       but for the optimizer step, which stages 1-2 divide by dp, and 2 holds the least memory; with
       dp = 1 every stage is the same layout, and the first is kept); stage 3 is timed too;
@@ -229,15 +252,16 @@ def search(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | N
     sequence_parallel = options.get("sequence_parallel", True)
     depth = arch.depth + arch.decoder_depth
     fields = {"attention": attention, "overlap": overlap, **options}
-    forwards, floors, layers = _shared(arch, hw, context, flash, attention, tuple(sorted(options.items())))
+    forwards, floors, layers, per_sequence = _shared(arch, hw, context, flash, attention, tuple(sorted(options.items())))
     states, activations = {}, {}
     nonembedding, embedding = blocks.params_nonembedding(arch), blocks.params_embedding(arch) or 0
+    counts = (nonembedding, embedding, blocks.flops_per_token(arch, context))
     divided = any(z >= 1 for z in zeros)  # the optimizer step at its least: divided by dp when a stage allows it
 
     def memory(tp, cp, pp, dp, mb) -> tuple[list, list]:
         """(model states per ZeRO stage, activations per recomputation) of one layout key."""
         if (tp, pp, dp) not in states:
-            states[tp, pp, dp] = [state_bytes(arch, tp, pp, dp, z) for z in zeros]
+            states[tp, pp, dp] = [state_bytes(arch, tp, pp, dp, z, nonembedding) for z in zeros]
         if (tp, pp, cp, mb) not in activations:
             if (tp, mb) not in layers:
                 layers[tp, mb] = [layer_activation_bytes(arch, tp, mb, r, context, sequence_parallel, flash) for r in (0, 1, 2)]
@@ -245,36 +269,53 @@ def search(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | N
                                                             layers[tp, mb][r]) for r in rcs]
         return states[tp, pp, dp], activations[tp, pp, cp, mb]
 
-    bounds = []
-    for index, (tp, cp, pp, dp, v, mb) in enumerate(rows):
-        if (tp, cp, mb) not in floors:  # per micro-batch: a layer's least time, and the output head's
+    def floor(tp, cp, mb) -> tuple:
+        """(a layer's least time, the output head's) on one micro-batch: the bound's per-layer terms."""
+        if (tp, cp, mb) not in floors:
             forwards[tp, cp, mb] = layer_forward(arch, hw, Layout(tp=tp, cp=cp, micro_batch=mb, **fields), context)
-            gemm, core, elementwise, _ = forwards[tp, cp, mb]
-            tokens = mb * context / cp
-            layer = 3.0 * (gemm / STEP_EFFICIENCY + core / STEP_EFFICIENCY + elementwise / STEP_EFFICIENCY)
-            floors[tp, cp, mb] = (layer + comm.tp_seconds(hw, tp, tokens * arch.width * BYTES, 4, base),
-                                  head_seconds(arch, hw, tokens, tp))
-        layer, head = floors[tp, cp, mb]
-        stage_layers = -(-depth // pp)
+            floors[tp, cp, mb] = _floor(arch, hw, tp, cp, mb, context, forwards[tp, cp, mb], base)
+        return floors[tp, cp, mb]
+
+    bounds, stages, last = [], {}, None
+    for index, (tp, cp, pp, dp, v, mb) in enumerate(rows):
+        if (tp, cp, pp, dp) != last:  # rows come grouped by these (``combinations``): their terms once per group
+            last = tp, cp, pp, dp
+            if (tp, cp) not in per_sequence:  # the floor's lower bound for one sequence: it grows as the micro-batch
+                forward = layer_forward(arch, hw, Layout(tp=tp, cp=cp, micro_batch=1, **fields), context, gemm_floor)
+                per_sequence[tp, cp] = _floor(arch, hw, tp, cp, 1, context, forward, base, gemm_floor)
+            layer, head = per_sequence[tp, cp]
+            if (tp, pp, dp) not in stages:  # the most loaded stage's layers and its optimizer step at its least
+                stage_layers = -(-depth // pp)
+                params_gpu = stage_params_per_gpu(arch, nonembedding, embedding, stage_layers, pp, tp)
+                stages[tp, pp, dp] = stage_layers, optimizer_seconds(hw, params_gpu, dp if divided else 1.0)
+            stage_layers, optimizer = stages[tp, pp, dp]
+            sequence = stage_layers * layer + head  # one sequence through the most loaded stage, at least
+            bubble = pp - 1
         micro = -(-global_batch // (dp * mb))
-        params_gpu = stage_params_per_gpu(arch, nonembedding, embedding, stage_layers, pp, tp)
-        optimizer = optimizer_seconds(hw, params_gpu, dp if divided else 1.0)
-        bounds.append(((micro + (pp - 1) / v) * (stage_layers * layer + head) + optimizer, index))
+        bounds.append(((micro + bubble / v) * mb * sequence + optimizer, index))
     bounds.sort()
     low = [j for j, z in enumerate(zeros) if z <= 2]  # with dp > 1: the highest allowed stage of 0-2, and 3
     keep = low[-1:] + [j for j, z in enumerate(zeros) if z == 3]
     best = None
-    for bound, index in bounds:
-        if best is not None and bound * (1 - SAFETY) > best[0]:
+    for low_bound, index in bounds:
+        if best is not None and low_bound * (1 - SAFETY) > best[0]:
             break
         tp, cp, pp, dp, v, mb = rows[index]
+        if best is not None:  # the row's own bound, from its micro-batch's floor
+            layer, head = floor(tp, cp, mb)
+            stage_layers, optimizer = stages[tp, pp, dp]
+            micro = -(-global_batch // (dp * mb))
+            if ((micro + (pp - 1) / v) * (stage_layers * layer + head) + optimizer) * (1 - SAFETY) > best[0]:
+                continue
+        else:
+            floor(tp, cp, mb)
         state, acts = memory(tp, cp, pp, dp, mb)
         for j in (keep if dp > 1 else [0]):
             i = next((i for i, a in enumerate(acts) if state[j] + a <= limit), None)
             if i is None:
                 continue
             lay = Layout(tp=tp, cp=cp, pp=pp, dp=dp, interleave=v, micro_batch=mb, recompute=rcs[i], zero=zeros[j], **fields)
-            step = train_step(arch, hw, lay, context, global_batch, forwards[tp, cp, mb])["step_seconds"]
+            step = train_step(arch, hw, lay, context, global_batch, forwards[tp, cp, mb], counts)["step_seconds"]
             key = (step, state[j] + acts[i], index * len(rcs) * len(zeros) + i * len(zeros) + j)
             if best is None or key < best:
                 best, row = key, (tp, cp, pp, dp, v, mb, rcs[i], zeros[j])
@@ -300,4 +341,4 @@ def search(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | N
         return _answer(arch, hw, dict(zip((*FIELDS, "recompute", "zero"), row)), False, memory_bytes, tried, fitting,
                        context, global_batch, gpus, base)
     return _answer(arch, hw, dict(zip((*FIELDS, "recompute", "zero"), row)), True, best[1], tried, fitting,
-                   context, global_batch, gpus, base)
+                   context, global_batch, gpus, base, forwards[row[0], row[1], row[5]], counts)

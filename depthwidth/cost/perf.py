@@ -95,9 +95,21 @@ def gemm_seconds(m, n, k, hw, batch=1.0):
     return np.maximum(flops / (hw.bf16_flops * eff), traffic / hw.hbm_bandwidth)
 
 
-def layer_forward(arch, hw, layout: Layout, context: int):
+def gemm_floor(m, n, k, hw, batch=1.0):
+    """A lower bound of ``gemm_seconds`` that is proportional to m·batch: the roofline without tile and
+    wave quantization, at the accelerator's GEMM ceiling, with the traffic of the activations only (the
+    weights' k·n read left out). What the layout search orders layouts by before it times them."""
+    np = lib(m, n, k, batch)
+    compute = 2.0 * m * n * k * batch / (hw.bf16_flops * hw.gemm_efficiency)
+    return np.maximum(compute, BYTES * (m * k + m * n) * batch / hw.hbm_bandwidth)
+
+
+def layer_forward(arch, hw, layout: Layout, context: int, gemm=None):
     """Forward seconds of one layer on one micro-batch, per GPU: (matrix multiplies, attention core,
-    element-wise work, MoE all-to-all bytes) for the average layer of the stack."""
+    element-wise work, MoE all-to-all bytes) for the average layer of the stack. ``gemm``: how a matrix
+    product is timed (default ``gemm_seconds``; ``gemm_floor`` gives a lower bound proportional to the
+    micro-batch, the layout search's)."""
+    gemm = gemm or gemm_seconds
     np = lib(layout.tp, layout.cp, layout.micro_batch, layout.ep)
     t, c, b = (np.asarray(x, dtype=np.float64) for x in (layout.tp, layout.cp, layout.micro_batch))
     d, h, hd = arch.width, arch.heads, arch.head_dim
@@ -106,14 +118,14 @@ def layer_forward(arch, hw, layout: Layout, context: int):
     kv = np.ceil(arch.kv_heads / t)  # fewer KV heads than t: replicated
     if arch.latent:
         qk, v = arch.qk_head_dim, arch.value_head_dim
-        q = (gemm_seconds(tokens, arch.q_lora_rank, d, hw) + gemm_seconds(tokens, heads * qk, arch.q_lora_rank, hw)
-             if arch.q_lora_rank else gemm_seconds(tokens, heads * qk, d, hw))
-        proj = (q + gemm_seconds(tokens, arch.kv_lora_rank + arch.qk_rope_head_dim, d, hw)
-                + gemm_seconds(tokens, heads * (arch.qk_nope_head_dim + v), arch.kv_lora_rank, hw)
-                + gemm_seconds(tokens, d, heads * v, hw))
+        q = (gemm(tokens, arch.q_lora_rank, d, hw) + gemm(tokens, heads * qk, arch.q_lora_rank, hw)
+             if arch.q_lora_rank else gemm(tokens, heads * qk, d, hw))
+        proj = (q + gemm(tokens, arch.kv_lora_rank + arch.qk_rope_head_dim, d, hw)
+                + gemm(tokens, heads * (arch.qk_nope_head_dim + v), arch.kv_lora_rank, hw)
+                + gemm(tokens, d, heads * v, hw))
     else:
         qk = v = hd
-        proj = gemm_seconds(tokens, (heads + 2 * kv) * hd, d, hw) + gemm_seconds(tokens, d, heads * hd, hw)
+        proj = gemm(tokens, (heads + 2 * kv) * hd, d, hw) + gemm(tokens, d, heads * hd, hw)
     # attention core over the context: scores (s/c x s) and context (s/c x v) per head
     kv_len = float(context)
     if attention_kernel(arch, layout) == "flash":
@@ -121,10 +133,10 @@ def layer_forward(arch, hw, layout: Layout, context: int):
         core = flops / (hw.bf16_flops * FLASH_EFFICIENCY.get(hw.name, FLASH_EFFICIENCY_DEFAULT))
         core_bytes = 0.0
     else:
-        core = (gemm_seconds(context / c, kv_len, qk, hw, b * heads) + gemm_seconds(context / c, v, kv_len, hw, b * heads))
+        core = (gemm(context / c, kv_len, qk, hw, b * heads) + gemm(context / c, v, kv_len, hw, b * heads))
         core_bytes = 9.0 * b * heads * (context / c) * kv_len  # softmax read+write 4, dropout read+write+mask 5
     # feed-forward: dense, or the experts a token is routed to
-    ffn_time, ffn_width, a2a = _ffn(arch, hw, tokens, t, layout)
+    ffn_time, ffn_width, a2a = _ffn(arch, hw, tokens, t, layout, gemm)
     split = t if layout.sequence_parallel else 1.0
     dropout = arch.family in MEGATRON_FAMILIES if layout.dropout is None else layout.dropout
     per_token = (2 * 4 * d + 2 * 3 * d + (6 * d if dropout else 0)) / split + (3 if arch.gated else 2) * ffn_width / t
@@ -132,11 +144,11 @@ def layer_forward(arch, hw, layout: Layout, context: int):
     return proj + ffn_time, core + core_bytes / hw.hbm_bandwidth, elementwise, a2a
 
 
-def _ffn(arch, hw, tokens, t, layout):
+def _ffn(arch, hw, tokens, t, layout, gemm):
     """(seconds, width a token passes through, all-to-all bytes) of one layer's feed-forward."""
     d = arch.width
     up = 2 if arch.gated else 1
-    dense = gemm_seconds(tokens, up * arch.ffn / t, d, hw) + gemm_seconds(tokens, d, arch.ffn / t, hw)
+    dense = gemm(tokens, up * arch.ffn / t, d, hw) + gemm(tokens, d, arch.ffn / t, hw)
     if not arch.moe:
         return dense, float(arch.ffn), 0.0
     np = lib(tokens, t, layout.ep)
@@ -144,20 +156,22 @@ def _ffn(arch, hw, tokens, t, layout):
     local = arch.experts / ep  # experts on this GPU; each sees top_k·tokens·ep/E tokens when balanced
     per_expert = arch.top_k * tokens * ep / arch.experts
     fe = arch.expert_ffn
-    moe = local * (gemm_seconds(per_expert, up * fe / t, d, hw) + gemm_seconds(per_expert, d, fe / t, hw))
-    moe = moe + gemm_seconds(tokens, arch.experts, d, hw)
+    moe = local * (gemm(per_expert, up * fe / t, d, hw) + gemm(per_expert, d, fe / t, hw))
+    moe = moe + gemm(tokens, arch.experts, d, hw)
     if arch.shared_experts:
         fs = arch.shared_expert_ffn
-        moe = moe + arch.shared_experts * (gemm_seconds(tokens, up * fs / t, d, hw) + gemm_seconds(tokens, d, fs / t, hw))
+        moe = moe + arch.shared_experts * (gemm(tokens, up * fs / t, d, hw) + gemm(tokens, d, fs / t, hw))
     frac = arch.dense_layers / arch.depth
     width = frac * arch.ffn + (1 - frac) * (arch.top_k * fe + arch.shared_experts * (arch.shared_expert_ffn or 0))
     a2a = (1 - frac) * BYTES * arch.top_k * tokens * d / t  # dispatch (and combine) volume per GPU
     return frac * dense + (1 - frac) * moe, width, a2a
 
 
-def head_seconds(arch, hw, tokens, tp):
-    """The output head's three passes over ``tokens`` tokens on one GPU (vocabulary split by tp)."""
-    return 0.0 if arch.vocab is None else 3.0 * gemm_seconds(tokens, arch.vocab / tp, arch.width, hw) / STEP_EFFICIENCY
+def head_seconds(arch, hw, tokens, tp, gemm=None):
+    """The output head's three passes over ``tokens`` tokens on one GPU (vocabulary split by tp); ``gemm``
+    as in ``layer_forward``."""
+    gemm = gemm or gemm_seconds
+    return 0.0 if arch.vocab is None else 3.0 * gemm(tokens, arch.vocab / tp, arch.width, hw) / STEP_EFFICIENCY
 
 
 def stage_params_per_gpu(arch, nonembedding, embedding, stage_layers, pp, tp):
@@ -172,7 +186,8 @@ def optimizer_seconds(hw, params_gpu, divisor):
     return ADAM_BYTES_PER_PARAM * params_gpu / divisor / hw.hbm_bandwidth
 
 
-def train_step(arch, hw, layout: Layout, context: int, global_batch: int, forward: tuple | None = None) -> dict:
+def train_step(arch, hw, layout: Layout, context: int, global_batch: int, forward: tuple | None = None,
+               counts: tuple | None = None) -> dict:
     """One optimizer step of ``global_batch`` sequences of ``context`` tokens: seconds and its parts.
 
     Pipeline (Narayanan et al. 2021, Sec. 2.2): m = B / (dp·b) micro-batches; 1F1B takes
@@ -181,7 +196,8 @@ def train_step(arch, hw, layout: Layout, context: int, global_batch: int, forwar
     gradient reduction, overlapped with the last micro-batch's backward when ``overlap``; ZeRO-3 also
     gathers the weights for every micro-batch. Then the optimizer step reads and writes its states.
     ``forward``: ``layer_forward``'s result for this layout, when the caller has it (the layout search
-    shares it between the layouts of one tensor-parallel degree, context split and micro-batch)."""
+    shares it between the layouts of one tensor-parallel degree, context split and micro-batch); ``counts``:
+    ``(params_nonembedding, params_embedding or 0, flops_per_token)`` of ``arch`` at ``context``, likewise."""
     np = lib(layout.tp, layout.pp, layout.dp, layout.cp, layout.micro_batch, layout.recompute, layout.zero,
              layout.interleave, layout.ep)
     tp, pp, dp, cp, b, rc, zero, v = (np.asarray(x, dtype=np.float64) for x in (
@@ -203,25 +219,27 @@ def train_step(arch, hw, layout: Layout, context: int, global_batch: int, forwar
     stage = stage_layers * layer + head + comm.p2p_seconds(hw, tp, cp, dp, pp, tokens * arch.width * BYTES, layout, v)
     micro = np.ceil(global_batch / (dp * b))
     pipeline = (micro + (pp - 1) / v) * stage
-    nonembedding = blocks.params_nonembedding(arch)
-    embedding = blocks.params_embedding(arch) or 0
+    nonembedding, embedding, flops = counts or (blocks.params_nonembedding(arch), blocks.params_embedding(arch) or 0,
+                                                 blocks.flops_per_token(arch, context))
     params_gpu = stage_params_per_gpu(arch, nonembedding, embedding, stage_layers, pp, tp)
     backward_last = 2.0 * stage / passes
     data = comm.dp_seconds(hw, tp, cp, dp, pp, params_gpu * BYTES, zero, micro, stage, backward_last, layout)
     optimizer = optimizer_seconds(hw, params_gpu, np.where(zero >= 1, dp, 1.0))
     step = pipeline + data + optimizer
-    hardware_per_token = blocks.flops_per_token(arch, context) * (passes / 3.0)
+    hardware_per_token = flops * (passes / 3.0)
     return {"step_seconds": step, "pipeline_seconds": pipeline, "bubble_seconds": (pp - 1) / v * stage,
             "data_parallel_seconds": data, "optimizer_seconds": optimizer, "micro_batches": micro,
             "hardware_flops_per_token": hardware_per_token}
 
 
-def training_rates(arch, hw, layout: Layout, context: int, global_batch: int, gpus) -> dict:
+def training_rates(arch, hw, layout: Layout, context: int, global_batch: int, gpus, forward: tuple | None = None,
+                   counts: tuple | None = None) -> dict:
     """``train_step`` with tokens per second for the whole cluster, MFU (model FLOPs: 6N + attention +
-    logits, cost.run.train_flops_per_token) and HFU (with recomputation's extra forward)."""
+    logits, cost.run.train_flops_per_token) and HFU (with recomputation's extra forward); ``forward``
+    and ``counts`` as in ``train_step``."""
     from .run import train_flops_per_token
 
-    out = train_step(arch, hw, layout, context, global_batch)
+    out = train_step(arch, hw, layout, context, global_batch, forward, counts)
     np = lib(out["step_seconds"], gpus)
     rate = global_batch * context / out["step_seconds"]
     model = train_flops_per_token(arch, context)

@@ -20,6 +20,7 @@ A method the class body defines itself is kept, as ``dataclass`` keeps it. Subcl
 as ``dataclasses.make_dataclass`` does. Lives in the lowest package so that every layer may use it.
 """
 import dataclasses
+from operator import attrgetter
 
 __all__ = ["frozen", "frozen_class"]
 
@@ -37,8 +38,8 @@ class _Table:
         self.index = {name: at for at, name in enumerate(self.names)}
         self.defaults = {f.name: f.default for f in fields if f.init and f.default is not _MISSING}
         self.factories = {f.name: f.default_factory for f in fields if f.init and f.default_factory is not _MISSING}
-        self.compare = tuple(f.name for f in fields if f.compare)
-        self.hashed = tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash))
+        self.compare = _getter([f.name for f in fields if f.compare])
+        self.hashed = _getter([f.name for f in fields if (f.compare if f.hash is None else f.hash)])
         self.shown = tuple(f.name for f in fields if f.repr)
         self.post_init = hasattr(cls, "__post_init__")
 
@@ -55,12 +56,15 @@ def _init(self, *args, **kwargs):
     values = self.__dict__
     values.update(zip(names, args))
     if kwargs:
-        for name in kwargs:
-            at = table.index.get(name)
-            if at is None:
-                raise TypeError(f"{cls.__qualname__}.__init__() got an unexpected keyword argument {name!r}")
-            if at < given:
-                raise TypeError(f"{cls.__qualname__}.__init__() got multiple values for argument {name!r}")
+        if given or not table.index.keys() >= kwargs.keys():  # maybe an unknown name or a value given twice
+            for name in kwargs:
+                at = table.index.get(name)
+                if at is None:
+                    values.clear()
+                    raise TypeError(f"{cls.__qualname__}.__init__() got an unexpected keyword argument {name!r}")
+                if at < given:
+                    values.clear()
+                    raise TypeError(f"{cls.__qualname__}.__init__() got multiple values for argument {name!r}")
         values.update(kwargs)
     if len(values) < len(names):
         missing = []
@@ -88,19 +92,22 @@ def _table(cls) -> _Table:
     return table
 
 
-def _values(self, names):
-    return tuple(getattr(self, name) for name in names)
+def _getter(names: list):
+    """The named fields of a record as a tuple (``attrgetter`` returns a bare value for one name)."""
+    if len(names) > 1:
+        return attrgetter(*names)
+    return (lambda record: (getattr(record, names[0]),)) if names else (lambda record: ())
 
 
 def _eq(self, other):
     if other.__class__ is not self.__class__:
         return NotImplemented
-    names = (type(self).__dict__.get("_frozen_table") or _table(type(self))).compare
-    return _values(self, names) == _values(other, names)
+    values = (type(self).__dict__.get("_frozen_table") or _table(type(self))).compare
+    return values(self) == values(other)
 
 
 def _hash(self):
-    return hash(_values(self, (type(self).__dict__.get("_frozen_table") or _table(type(self))).hashed))
+    return hash((type(self).__dict__.get("_frozen_table") or _table(type(self))).hashed(self))
 
 
 def _repr(self):
