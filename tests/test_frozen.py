@@ -144,3 +144,8 @@ def test_a_method_the_class_defines_is_kept():
 def test_frozen_class_sets_the_module():
     cls = frozen_class("Row", [("a", int)], module="somewhere")
     assert cls.__module__ == "somewhere" and cls(1).a == 1
+
+
+def test_the_class_shows_the_parameters_of_a_frozen_dataclass():
+    # what dataclasses (and a subclass made by it) read from a base: init, repr, eq and frozen all set
+    assert repr(OURS.__dataclass_params__) == repr(REFERENCE.__dataclass_params__)

@@ -45,7 +45,7 @@ class Costing:
             if self.model:
                 from ..cost.modeled import modeled_costs
 
-                cache[key] = modeled_costs(arch, self.ranking, self.fixed)
+                cache[key] = modeled_costs(arch, self.ranking, self.fixed, serve=False)  # decode: model_fields
             else:
                 from ..cost.run import run_costs
 
@@ -58,8 +58,18 @@ class Costing:
         return self._costed(arch)[0]
 
     def model_fields(self, arch) -> dict:
-        """The performance model's fields of ``arch`` (``modeled.MODEL_FIELDS``; empty with --mfu)."""
-        return dict(self._costed(arch)[1])
+        """The performance model's fields of ``arch`` (``modeled.MODEL_FIELDS``; empty with --mfu): the
+        decode latency is timed here, for the shapes a plan prints, not for every shape it ranks."""
+        fields = dict(self._costed(arch)[1])
+        if self.model:
+            from ..cost.modeled import decode_seconds
+
+            key = (arch.depth, arch.width, arch.heads, arch.kv_heads, arch.ffn)
+            cache = self.__dict__.setdefault("_decode", {})
+            if key not in cache:
+                cache[key] = decode_seconds(arch, self.ranking, self.fixed)
+            fields["decode_seconds_per_token"] = cache[key]
+        return fields
 
     def ranked(self, arch, count: int, budget: int):
         """The costs the consensus compares: GPU-hours and training memory scaled by budget / the

@@ -16,8 +16,9 @@ from dataclasses import replace
 MODEL_FIELDS = ("mfu", "tokens_per_second", "layout", "decode_seconds_per_token")
 
 
-def modeled_costs(arch, spec, fixed: tuple = ()) -> tuple:
-    """(``run.RunCosts`` of ``arch`` in its best layout, with the model's time; the MODEL_FIELDS dict).
+def modeled_costs(arch, spec, fixed: tuple = (), serve: bool = True) -> tuple:
+    """(``run.RunCosts`` of ``arch`` in its best layout, with the model's time; the MODEL_FIELDS dict,
+    without ``decode_seconds_per_token`` when ``serve`` is False: ``decode_seconds`` gives it alone).
 
     ``spec`` is a ``run.RunSpec`` giving the accelerator, GPUs (None: one node), context and tokens;
     ``fixed`` the layout fields the user gave ((name, value) pairs: tp, pp, zero, recompute,
@@ -28,7 +29,7 @@ def modeled_costs(arch, spec, fixed: tuple = ()) -> tuple:
     from .run import run_costs
 
     record = predict(arch, Cluster(gpu=spec.gpu, gpus=spec.gpus, context=spec.context, tokens=spec.tokens,
-                                   fixed=tuple(fixed), serve=True, batch=1, count_layouts=False))
+                                   fixed=tuple(fixed), serve=serve, batch=1, count_layouts=False))
     lay = record["layout"]
     recompute = lay["recompute"]
     if recompute == "none" and attention_kernel(arch, Layout()) == "flash":
@@ -40,6 +41,18 @@ def modeled_costs(arch, spec, fixed: tuple = ()) -> tuple:
     costs = replace(costs, train_gpu_hours=record["train_gpu_hours"], train_days=record["train_days"],
                     activations_bytes_per_gpu=max(0, memory - states), train_memory_per_gpu_bytes=memory,
                     fits_on_gpu=memory <= spec.hardware.hbm_bytes)
-    extra = {"mfu": record["mfu"], "tokens_per_second": record["tokens_per_second"], "layout": dict(lay),
-             "decode_seconds_per_token": record["decode_seconds_per_token"]}
+    extra = {"mfu": record["mfu"], "tokens_per_second": record["tokens_per_second"], "layout": dict(lay)}
+    if serve:
+        extra["decode_seconds_per_token"] = record["decode_seconds_per_token"]
     return costs, extra
+
+
+def decode_seconds(arch, spec, fixed: tuple = ()) -> float:
+    """``modeled_costs``' decode latency alone: one sequence at the run's context on ``spec``'s
+    accelerator, at the serving tensor-parallel degree (``predict.predict`` with ``serve``)."""
+    from ..arch.hardware import accelerator
+    from .serve import serving, serving_tp
+
+    hw = accelerator(spec.gpu)
+    tp = serving_tp(arch, hw, spec.context, 1, dict(fixed).get("tp"))
+    return serving(arch, hw, spec.context, 1, tp)["decode_seconds_per_token"]

@@ -19,6 +19,7 @@ A method the class body defines itself is kept, as ``dataclass`` keeps it. Subcl
 ``@dataclass(frozen=True)`` cannot derive from one); ``frozen_class`` builds one from a field list,
 as ``dataclasses.make_dataclass`` does. Lives in the lowest package so that every layer may use it.
 """
+import copy
 import dataclasses
 from operator import attrgetter
 
@@ -127,9 +128,17 @@ _METHODS = {"__init__": _init, "__eq__": _eq, "__hash__": _hash, "__repr__": _re
             "__setattr__": _setattr, "__delattr__": _delattr}
 
 
-@dataclasses.dataclass(frozen=True)
-class _Reference:
-    """Compiled the usual way once: its parameters (init, repr, eq, frozen) are what a ``@frozen`` class behaves as."""
+_PARAMETERS = []  # the one __dataclass_params__ every @frozen class shows: init, repr, eq and frozen set
+
+
+def _parameters(cls):
+    """``cls``' dataclass parameters as a ``@frozen`` class behaves: a copy with init, repr, eq and frozen set."""
+    if not _PARAMETERS:
+        params = copy.copy(cls.__dataclass_params__)
+        for name in ("init", "repr", "eq", "frozen"):
+            setattr(params, name, True)
+        _PARAMETERS.append(params)
+    return _PARAMETERS[0]
 
 
 def _inherits(bases) -> bool:
@@ -141,7 +150,7 @@ def _finish(cls):
         if name not in cls.__dict__ or (name == "__hash__" and cls.__dict__[name] is None):
             type.__setattr__(cls, name, method)
     # dataclasses reads a base's parameters: a @dataclass(frozen=True) or @frozen subclass must see a frozen base
-    type.__setattr__(cls, "__dataclass_params__", _Reference.__dataclass_params__)
+    type.__setattr__(cls, "__dataclass_params__", _parameters(cls))
     return cls
 
 
