@@ -71,6 +71,15 @@ class Costing:
             fields["decode_seconds_per_token"] = cache[key]
         return fields
 
+    def time_floor(self, arch) -> tuple[float, float] | None:
+        """Lower bounds of the (train_days, train_gpu_hours) ``costs`` gives ``arch``, without timing a
+        layout (``modeled.time_floor``); None with --mfu or when it cannot be bounded."""
+        if not self.model:
+            return None
+        from ..cost.modeled import time_floor
+
+        return time_floor(arch, self.ranking, self.fixed)
+
     def ranked(self, arch, count: int, budget: int):
         """The costs the consensus compares: GPU-hours and training memory scaled by budget / the
         shape's count, so that no shape wins by spending less of the budget (every shape is within
@@ -162,12 +171,36 @@ def consensus_pick(budget: int, spending, constraints, model, floor: int, band, 
     shapes, note = band_shapes(budget, spending, constraints, model, *band.depth_band)
     if not shapes:
         return None, Consensus(band, None), note
-    ranked = target.score([cost.assess(s.arch, s.params, budget, loss_model) for s in shapes], prefer, tolerance)
+    ranked = target.score(_leading(shapes, cost, budget, loss_model, prefer, tolerance), prefer, tolerance)
     score, best = ranked[0]
-    chosen = Pick(best.arch, best.costs, score, prefer, target.why(ranked, band.depth_band, prefer, tolerance),
+    chosen = Pick(best.arch, best.costs, score, prefer, target.why(ranked, band.depth_band, prefer, tolerance, len(shapes)),
                   tuple((s, t.arch, t.costs) for s, t in ranked))
     snapped = next(s for s in shapes if s.arch is best.arch)
     return snapped, Consensus(band, chosen), note
+
+
+def _leading(shapes: list[Snapped], cost: Costing, budget: int, loss_model, prefer: str, tolerance: float | None) -> list:
+    """The Targeted (``cost.assess``) of the band's shapes, but for shapes that provably rank below the
+    first two, which the pick and its why name: with the performance model, ``balanced`` or ``train``
+    and no tolerance, each shape's score has a lower bound from its step's (``Costing.time_floor``,
+    ``target.score_floor``); shapes are timed in the order of that bound until it passes the second
+    best score found, both of the best two fitting. Otherwise every shape is assessed."""
+    from . import target
+    from ..cost.layout import SAFETY
+
+    floors = [cost.time_floor(s.arch) for s in shapes] if prefer in ("balanced", "train") and tolerance is None else [None]
+    if len(shapes) <= 2 or any(f is None for f in floors):
+        return [cost.assess(s.arch, s.params, budget, loss_model) for s in shapes]
+    order = sorted((target.score_floor(s.arch, s.params, budget, cost.ranking.tokens, f, prefer, loss_model), i)
+                   for i, (s, f) in enumerate(zip(shapes, floors)))
+    assessed = []
+    for floor, i in order:
+        if len(assessed) >= 2:
+            second_score, second = target.score(assessed, prefer)[1]
+            if target.fits(second) and floor * (1 - SAFETY) > second_score:
+                break  # this shape and every later one rank below the best two
+        assessed.append(cost.assess(shapes[i].arch, shapes[i].params, budget, loss_model))
+    return assessed
 
 
 def rule_why(rule_name: str, depth: int, width: int, band: tuple[int, int], clamped: bool = False) -> str:

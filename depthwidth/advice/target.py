@@ -66,6 +66,21 @@ def _fits(t: Targeted) -> int:
     return 0 if getattr(t.costs, "fits_on_gpu", True) is not False else 1
 
 
+def fits(t: Targeted) -> bool:
+    """Whether the shape's run fits on the GPU (a shape that does not ranks after every one that does)."""
+    return _fits(t) == 0
+
+
+def score_floor(arch, count: float, budget: float, tokens: float, times: tuple[float, float], prefer: str,
+                model: PenaltyModel | None = None, law: LossLaw = DEFAULT_LAW) -> float:
+    """A lower bound of the shape's ``score`` (``balanced`` or ``train``, no tolerance) from lower bounds of
+    its training time ``times`` = (days, GPU-hours): the time to the target is its time x a factor of its
+    loss penalty alone (``assess``), so it grows with the time."""
+    value = float(loss_penalty(arch.depth, budget, model)[0])
+    factor = float(time_to_target(1.0, value, count, tokens, budget, law))
+    return (times[1] if prefer == "train" else times[0]) * factor
+
+
 def _log_ratio(value, best):
     if value is None or best is None or best <= 0:
         return 0.0
@@ -115,20 +130,23 @@ def _time(x: float | None, unit: str) -> str:
     return f"{x:,.3g} {unit}" if unit == "days" else f"{x:,.0f} {unit}"
 
 
-def why(ranked: list[tuple[float, Targeted]], band: tuple[int, int], prefer: str, tolerance: float | None = None) -> str:
-    """One sentence: the pick's predicted penalty and time to the target against the runner-up."""
+def why(ranked: list[tuple[float, Targeted]], band: tuple[int, int], prefer: str, tolerance: float | None = None,
+        shapes: int | None = None) -> str:
+    """One sentence: the pick's predicted penalty and time to the target against the runner-up;
+    ``shapes``: how many valid shapes the band holds (default: all ranked)."""
     _, pick = ranked[0]
+    shapes = len(ranked) if shapes is None else shapes
     v, lo, hi = pick.penalty
     shape = f"{pick.arch.depth}x{pick.arch.width}"
     mine = f"{_pct(v)} loss vs the best shape [{_pct(lo)}, {_pct(hi)}], {_time(pick.to_target, pick.unit)} to the target loss"
     if tolerance is not None:
-        head = f"{shape} is the fastest of the {len(ranked)} valid shapes in the band [{band[0]}, {band[1]}] within the loss tolerance {tolerance:.2%}"
+        head = f"{shape} is the fastest of the {shapes} valid shapes in the band [{band[0]}, {band[1]}] within the loss tolerance {tolerance:.2%}"
     elif prefer == "serve":
-        head = f"{shape} best balances time to the target loss, KV cache and depth (prefer=serve) among the {len(ranked)} valid shapes in the band [{band[0]}, {band[1]}]"
+        head = f"{shape} best balances time to the target loss, KV cache and depth (prefer=serve) among the {shapes} valid shapes in the band [{band[0]}, {band[1]}]"
     else:
         clock = "GPU-hours" if prefer == "train" or pick.unit != "days" else "wall-clock"
         head = (f"{shape} reaches the best shape's loss soonest ({clock}) of the "
-                f"{len(ranked)} valid shapes in the band [{band[0]}, {band[1]}]")
+                f"{shapes} valid shapes in the band [{band[0]}, {band[1]}]")
     if len(ranked) == 1:
         return f"{head}: predicted {mine}."
     _, other = ranked[1]

@@ -217,6 +217,17 @@ def _shared(arch, hw, context, flash, attention, options) -> tuple[dict, dict, d
     return _SHARED[key]
 
 
+_ORDERED: dict = {}  # the layouts in bound order ``step_floor`` found, for the search of the same shape that follows
+
+
+def step_floor(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | None = None,
+               attention: str | None = None, overlap: bool = True, **options) -> float | None:
+    """A lower bound of the step seconds of whatever layout ``search`` returns for these arguments (any
+    memory limit): the least of its layouts' bounds (``search``'s docstring), without timing any layout.
+    None when no layout of the fixed degrees divides the GPUs."""
+    return _search(arch, hw, gpus, context, global_batch, fixed, attention, overlap, None, False, True, options)
+
+
 def search(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | None = None,
            attention: str | None = None, overlap: bool = True, memory_limit: float | None = None,
            count: bool = True, **options):
@@ -241,8 +252,13 @@ def search(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | N
       layout, and the first is kept;
     - ``count``: every layout's memory is added up from its model states and activations, to count
       the ones that fit (also done when nothing fits, to find the least memory one)."""
+    return _search(arch, hw, gpus, context, global_batch, fixed, attention, overlap, memory_limit, count, False, options)
+
+
+def _search(arch, hw, gpus, context, global_batch, fixed, attention, overlap, memory_limit, count, floor_only, options):
     fixed = fixed or {}
-    rows = combinations(arch, hw, gpus, context, global_batch, fixed)
+    key = (arch, hw, gpus, context, global_batch, tuple(sorted(fixed.items())), attention, overlap, tuple(sorted(options.items())))
+    rows, ordered = _ORDERED.pop(key, None) or (combinations(arch, hw, gpus, context, global_batch, fixed), None)
     if not rows:
         return None
     rcs, zeros = recomputations(fixed), zero_stages(fixed)
@@ -276,8 +292,8 @@ def search(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | N
             floors[tp, cp, mb] = _floor(arch, hw, tp, cp, mb, context, forwards[tp, cp, mb], base)
         return floors[tp, cp, mb]
 
-    bounds, stages, last = [], {}, None
-    for index, (tp, cp, pp, dp, v, mb) in enumerate(rows):
+    bounds, stages, last = ordered or ([], {}, None)
+    for index, (tp, cp, pp, dp, v, mb) in enumerate(rows if ordered is None else ()):
         if (tp, cp, pp, dp) != last:  # rows come grouped by these (``combinations``): their terms once per group
             last = tp, cp, pp, dp
             if (tp, cp) not in per_sequence:  # the floor's lower bound for one sequence: it grows as the micro-batch
@@ -294,6 +310,11 @@ def search(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | N
         micro = -(-global_batch // (dp * mb))
         bounds.append(((micro + bubble / v) * mb * sequence + optimizer, index))
     bounds.sort()
+    if floor_only:
+        if len(_ORDERED) >= 256:
+            _ORDERED.clear()
+        _ORDERED[key] = rows, (bounds, stages, None)
+        return bounds[0][0]
     low = [j for j, z in enumerate(zeros) if z <= 2]  # with dp > 1: the highest allowed stage of 0-2, and 3
     keep = low[-1:] + [j for j, z in enumerate(zeros) if z == 3]
     best = None

@@ -47,6 +47,13 @@ def modeled_costs(arch, spec, fixed: tuple = (), serve: bool = True) -> tuple:
     return costs, extra
 
 
+def time_floor(arch, spec, fixed: tuple = ()) -> tuple[float, float] | None:
+    """Lower bounds of ``modeled_costs``' train_days and train_gpu_hours (``predict.time_floor``)."""
+    from .predict import Cluster, time_floor as floor
+
+    return floor(arch, Cluster(gpu=spec.gpu, gpus=spec.gpus, context=spec.context, tokens=spec.tokens, fixed=tuple(fixed)))
+
+
 def decode_seconds(arch, spec, fixed: tuple = ()) -> float:
     """``modeled_costs``' decode latency alone: one sequence at the run's context on ``spec``'s
     accelerator, at the serving tensor-parallel degree (``predict.predict`` with ``serve``)."""

@@ -28,18 +28,39 @@ class Cluster:
     count_layouts: bool = True  # False: layouts_fitting is null (the search skips counting; a plan's candidates)
 
 
+def _setting(arch, cluster: Cluster) -> tuple:
+    """(accelerator, GPUs: one node when not given, fixed layout fields, global batch in sequences)."""
+    from ..arch.hardware import accelerator, node_gpus
+    from .layout import default_global_batch
+
+    hw = accelerator(cluster.gpu)
+    return (hw, cluster.gpus or node_gpus(hw), dict(cluster.fixed),
+            cluster.global_batch or default_global_batch(blocks.params_nonembedding(arch), cluster.context))
+
+
+def time_floor(arch: blocks.Architecture, cluster: Cluster) -> tuple[float, float] | None:
+    """Lower bounds of ``predict``'s train_days and train_gpu_hours (the step's, ``layout.step_floor``),
+    without timing a layout; None without a training length, with --mfu or when no layout divides the GPUs."""
+    from .layout import step_floor
+
+    if cluster.tokens is None or cluster.mfu is not None:
+        return None
+    hw, gpus, fixed, batch = _setting(arch, cluster)
+    step = step_floor(arch, hw, gpus, cluster.context, batch, fixed, cluster.attention)
+    if step is None:
+        return None
+    seconds = cluster.tokens * step / (batch * cluster.context)
+    return seconds / 86400, seconds * gpus / 3600
+
+
 def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
     """The cost record of ``arch`` on ``cluster`` (see docs/performance.md for every field)."""
-    from ..arch.hardware import accelerator, node_gpus
-    from .layout import default_global_batch, search
+    from .layout import search
     from .loss import shape_loss_fields
     from .run import train_flops_per_token
 
-    hw = accelerator(cluster.gpu)
-    gpus = cluster.gpus or node_gpus(hw)
-    fixed = dict(cluster.fixed)
+    hw, gpus, fixed, batch = _setting(arch, cluster)
     nonembedding, embedding = blocks.params_nonembedding(arch), blocks.params_embedding(arch)
-    batch = cluster.global_batch or default_global_batch(nonembedding, cluster.context)
     notes = []
     if cluster.global_batch is None:
         notes.append(f"global batch {batch:,} sequences of {cluster.context:,} tokens: GPT-3's batch for this size "
