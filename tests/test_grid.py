@@ -285,3 +285,54 @@ def test_fast_float_texts_are_repr_at_every_exponent():
     assert _texts(values, float.__repr__).tolist() == [repr(v) for v in values.tolist()]
     ints = rng.integers(-2**62, 2**62, 10_000)
     assert _texts(ints, str).tolist() == [str(v) for v in ints.tolist()]
+
+
+def _crafted_chunk(lower, upper, threshold=None):
+    """A small grid chunk with its float columns replaced by ``lower``, ``upper`` (and ``threshold``)."""
+    chunk = dict(next(iter_bounds_grid(list(range(1, 11)), list(range(64, 64 * 41, 64)))))
+    size = chunk["depth"].size
+    chunk["log3_sep_lower"], chunk["log3_sep_upper"] = lower[:size], upper[:size]
+    if threshold is not None:
+        chunk["threshold_depth"] = threshold[:size]
+    return chunk
+
+
+@pytest.mark.parametrize("case", ["every exponent", "a small value", "a missing bound"])
+def test_csv_number_runs_are_str_and_repr_cell_by_cell(case):
+    """output/stream.py spells a CSV run of adjacent number columns with one orjson dump of their 2-D
+    array: every cell must still be str (ints) or repr (floats) of its value, or empty for NaN."""
+    from depthwidth.output.stream import _chunk_text, grid_columns
+
+    rng = np.random.default_rng(31)
+    lower = rng.random(400) * 10.0 ** rng.integers(-300, 300, 400)
+    upper = -rng.random(400) * 10.0 ** rng.integers(-4, 300, 400)
+    if case == "a small value":
+        upper[3] = 5e-05  # repr '5e-05', orjson '0.00005': this run must be spelled column by column
+    if case == "a missing bound":
+        lower[5] = math.nan
+    chunk = _crafted_chunk(lower, upper, rng.random(400) * 50)
+    names = grid_columns()
+    text = _chunk_text(chunk, ("csv", names, [""] + [","] * (len(names) - 1), "\n"))
+    rows = list(csv.reader(io.StringIO(text)))
+    assert len(rows) == chunk["depth"].size
+    for i, row in enumerate(rows):
+        cells = dict(zip(names, row))
+        for name in ("depth", "width", "heads", "params_12Ld2"):
+            assert cells[name] == str(int(chunk[name][i]))
+        for name in ("threshold_depth", "log3_sep_lower", "log3_sep_upper"):
+            value = float(chunk[name][i])
+            assert cells[name] == ("" if math.isnan(value) else repr(value)), (name, value)
+
+
+def test_forked_workers_that_compute_their_own_chunks_write_the_same_grid(monkeypatch):
+    """A big grid's workers each compute only their chunks (``parts``): the same text as one process."""
+    from depthwidth.output import stream
+
+    depths, widths = list(range(1, 41)), list(range(64, 64 * 301, 64))
+    whole = io.StringIO()
+    stream_grid(iter_bounds_grid(depths, widths, rows_per_chunk=997), "csv", None, whole)
+    monkeypatch.setattr(stream, "PARALLEL_ROWS", 1000)
+    forked = io.StringIO()
+    stream_grid(iter_bounds_grid(depths, widths, rows_per_chunk=997), "csv", None, forked, len(depths) * len(widths),
+                parts=lambda k, n: iter_bounds_grid(depths, widths, rows_per_chunk=997, part=(k, n)))
+    assert forked.getvalue() == whole.getvalue() and whole.getvalue().count("\n") == len(depths) * len(widths) + 1

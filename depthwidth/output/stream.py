@@ -17,7 +17,7 @@ def grid_columns() -> list[str]:
     return [f.name for f in dataclasses.fields(Bounds)]
 
 
-def _grid_text_columns(chunk: dict, style: str) -> dict:
+def _grid_text_columns(chunk: dict, style: str, skip=()) -> dict:
     """Every field of a chunk's rows as an object array of texts, by field name.
 
     ``style`` is "csv" (CSV cells), "json" (JSON literals) or "field" (bare --field values).
@@ -34,19 +34,24 @@ def _grid_text_columns(chunk: dict, style: str) -> dict:
         return np.array(texts, dtype=object)[codes]
 
     notes = chunk["notes"]
-    note_text = np.full(notes.shape, "[]" if style == "json" else "", dtype=object)
-    for i in np.flatnonzero(notes != None):  # noqa: E711 - element-wise comparison with None
+    note_text = ["[]" if style == "json" else ""] * notes.size  # lists, as the numbers (see below)
+    for i in np.flatnonzero(notes != None).tolist():  # noqa: E711 - element-wise comparison with None
         note_text[i] = _note_text(notes[i], style)
-    return {  # numbers as lists of texts where they can be (joined as lists: no object array made and undone)
-        "depth": _column_texts(chunk["depth"], as_list=True), "width": _column_texts(chunk["width"], as_list=True),
-        "heads": _column_texts(chunk["heads"], as_list=True), "params_12Ld2": _texts(chunk["params_12Ld2"], str, True),
-        "threshold_depth": _column_texts(chunk["threshold_depth"], null, True),
+    # numbers as lists of texts (joined as lists: no object array made and undone), only those not in
+    # ``skip`` (a CSV run of number columns is spelled whole, ``_run_texts``)
+    numbers = {"depth": lambda: _column_texts(chunk["depth"], as_list=True),
+               "width": lambda: _column_texts(chunk["width"], as_list=True),
+               "heads": lambda: _column_texts(chunk["heads"], as_list=True),
+               "params_12Ld2": lambda: _texts(chunk["params_12Ld2"], str, True),
+               "threshold_depth": lambda: _column_texts(chunk["threshold_depth"], null, True),
+               "log3_sep_lower": lambda: _float_texts(chunk["log3_sep_lower"], null, True),
+               "log3_sep_upper": lambda: _float_texts(chunk["log3_sep_upper"], null, True)}
+    return {
+        **{name: spell() for name, spell in numbers.items() if name not in skip},
         "regime": labels(chunk["regime_code"], [f'"{r}"' if style == "json" else r for r in REGIME_CODES]),
         "theorem": labels(chunk["theorem"], [null, "1", "2"]),
-        "log3_sep_lower": _float_texts(chunk["log3_sep_lower"], null, True),
-        "log3_sep_upper": _float_texts(chunk["log3_sep_upper"], null, True),
         "lower_vacuous": labels(chunk["lower_vacuous"].astype(np.int8), ["false", "true"]), "notes": note_text,
-        "c2_reading": np.full(notes.shape, f'"{chunk["c2_reading"]}"' if style == "json" else chunk["c2_reading"], dtype=object),
+        "c2_reading": [f'"{chunk["c2_reading"]}"' if style == "json" else chunk["c2_reading"]] * notes.size,
         **(_block_text_columns(chunk, style, null) if "kv_heads" in chunk else {}),
     }
 
@@ -149,14 +154,15 @@ PARALLEL_ROWS = 1 << 18  # grids from this many rows spell their chunks in worke
 
 
 def stream_grid(chunks: Iterable[dict], fmt: str, field: str | None, out, rows: int | None = None,
-                names: list[str] | None = None) -> None:
+                names: list[str] | None = None, parts=None) -> None:
     """Write grid chunks as CSV, JSONL, JSON or one --field, never holding the whole grid.
     (Tables, at most a few thousand rows, go through ``emit`` with scalar records.)
 
     Spelling floats (``repr``) is most of a big grid's cost, so a grid of ``rows`` >=
     PARALLEL_ROWS on a machine with several CPUs has its chunks spelled by forked worker
     processes, a few chunks ahead, and written in order: the same bytes, in about half the time.
-    ``names``: the columns (default: a grid row's, the Bounds fields)."""
+    ``names``: the columns (default: a grid row's, the Bounds fields); ``parts(k, n)``: the chunks
+    number i with i % n == k, none empty, so that each worker computes only the chunks it spells."""
     from .records import check_names
 
     names = names or grid_columns()
@@ -174,7 +180,7 @@ def stream_grid(chunks: Iterable[dict], fmt: str, field: str | None, out, rows: 
         write("[")
     first = True
     spec = (style, chosen if style == "field" else names, prefixes, end)
-    texts = _chunk_texts(chunks, spec, rows)
+    texts = _chunk_texts(chunks, spec, rows, parts)
     write_bytes = stream_bytes_writer(out)
     try:
         for text in texts:  # one chunk's text at a time (~10 MB at most), never the whole grid
@@ -194,13 +200,64 @@ def stream_grid(chunks: Iterable[dict], fmt: str, field: str | None, out, rows: 
 
 
 def _chunk_text(chunk: dict, spec: tuple) -> str:
-    """All rows of one chunk as text (a top-level function: worker processes run it)."""
+    """All rows of one chunk as text (a top-level function: worker processes run it). In CSV, a run
+    of adjacent number columns is spelled as one text per row (``_number_runs``)."""
     style, columns, prefixes, end = spec
-    texts = _grid_text_columns(chunk, style)
-    return _join_rows([texts[name] for name in columns], prefixes, end)
+    runs = _number_runs(chunk, columns) if style == "csv" else {}
+    merged = {name for start, stop in runs.items() for name in columns[start:stop]}
+    texts = _grid_text_columns(chunk, style, skip=merged)
+    cells, seps, at = [], [], 0
+    while at < len(columns):
+        stop = runs.get(at)
+        cells.append(_run_texts(chunk, columns[at:stop]) if stop else texts[columns[at]])
+        seps.append(prefixes[at])
+        at = stop or at + 1
+    return _join_rows(cells, seps, end)
 
 
-def _chunk_texts(chunks: Iterable[dict], spec: tuple, rows: int | None):
+# grid fields a CSV cell spells as str (ints) or repr (floats) of the array's value, nothing else
+_PLAIN_NUMBERS = ("depth", "width", "heads", "params_12Ld2", "threshold_depth", "log3_sep_lower", "log3_sep_upper")
+
+
+def _number_runs(chunk: dict, columns: list) -> dict:
+    """{start: stop} of each run of 2 or more adjacent columns of ``_PLAIN_NUMBERS`` that one
+    ``orjson.dumps`` of their 2-D array spells as the CSV cells joined by commas: int64 columns
+    (orjson's integers are str's), or float64 columns that are all finite and none in
+    1e-9 <= |x| < 1e-4 (the only floats orjson spells unlike repr, ``_fast_texts``)."""
+    import numpy as np
+
+    def kind(name):
+        values = chunk.get(name) if name in _PLAIN_NUMBERS else None
+        if not isinstance(values, np.ndarray) or values.size == 0:
+            return None
+        if values.dtype == np.int64:
+            return "int"
+        if values.dtype == np.float64 and np.isfinite(values).all() and not ((np.abs(values) < 1e-4) & (values != 0)).any():
+            return "float"
+        return None
+
+    kinds = [kind(name) for name in columns]
+    runs, at = {}, 0
+    while at < len(columns):
+        stop = at + 1
+        while kinds[at] and stop < len(columns) and kinds[stop] == kinds[at]:
+            stop += 1
+        if stop - at >= 2:
+            runs[at] = stop
+        at = stop
+    return runs
+
+
+def _run_texts(chunk: dict, names: list) -> list:
+    """One text per row: the columns ``names`` of one kind (``_number_runs``), comma-separated."""
+    import numpy as np
+    import orjson
+
+    table = np.ascontiguousarray(np.stack([chunk[name] for name in names], axis=1))
+    return orjson.dumps(table, option=orjson.OPT_SERIALIZE_NUMPY)[2:-2].decode().split("],[")
+
+
+def _chunk_texts(chunks: Iterable[dict], spec: tuple, rows: int | None, parts=None):
     """The text of each non-empty chunk, in order: here, or in forked workers for a big grid."""
     import os
 
@@ -208,17 +265,19 @@ def _chunk_texts(chunks: Iterable[dict], spec: tuple, rows: int | None):
     workers = min(os.cpu_count() or 1, 4)
     if rows is None or rows < PARALLEL_ROWS or workers < 2 or not hasattr(os, "fork"):
         return (_chunk_text(chunk, spec) for chunk in chunks)
-    return _forked_texts(chunks, spec, workers)
+    if parts is None:  # each worker runs the whole generator and spells its share
+        parts = lambda k, n: (chunk for number, chunk in enumerate(chunks) if number % n == k)
+    return _forked_texts(parts, spec, workers)
 
 
 _DONE = (1 << 64) - 1  # a worker's last frame: it has spelled every chunk dealt to it
 
 
-def _forked_texts(chunks, spec: tuple, workers: int):
+def _forked_texts(parts, spec: tuple, workers: int):
     """Chunk texts spelled by ``workers`` forked processes, chunk i by worker i % workers.
 
-    Each worker runs its own copy of the ``chunks`` generator (computing a chunk is cheap,
-    spelling it is not), spells its share and sends each text down its own pipe as a
+    Each worker computes its share (``parts(index, workers)``: its own chunks, or its own copy of
+    the whole generator skipping the others'), spells it and sends each text down its own pipe as a
     length-prefixed frame; a full pipe blocks it, so memory stays at a chunk per worker. No
     threads, no shared queues: a consumer that stops (a closed stdout) kills the workers and
     nothing can hang. A worker that dies without its final frame is an error, never a short grid."""
@@ -239,10 +298,9 @@ def _forked_texts(chunks, spec: tuple, workers: int):
                     for pipe in pipes:
                         pipe.close()
                     with os.fdopen(write_end, "wb") as sink:
-                        for number, chunk in enumerate(chunks):
-                            if number % workers == index:
-                                data = _chunk_text(chunk, spec).encode("utf-8", "surrogatepass")
-                                sink.write(struct.pack("<Q", len(data)) + data)
+                        for chunk in parts(index, workers):
+                            data = _chunk_text(chunk, spec).encode("utf-8", "surrogatepass")
+                            sink.write(struct.pack("<Q", len(data)) + data)
                         sink.write(struct.pack("<Q", _DONE))
                     code = 0
                 finally:

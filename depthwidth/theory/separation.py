@@ -186,9 +186,11 @@ def bounds_grid(depth, width, heads, reading=CONSISTENT):
             "lower_vacuous": lower_vacuous, "lower_formula": raw_lower, "upper_formula": raw_upper}
 
 
-def iter_bounds_grid(depths, widths, heads=None, rows_per_chunk: int = 1 << 16, reading=CONSISTENT):
+def iter_bounds_grid(depths, widths, heads=None, rows_per_chunk: int = 1 << 16, reading=CONSISTENT,
+                     part: tuple[int, int] | None = None):
     """The grid depths x widths (depth-major) in chunks of at most ``rows_per_chunk`` rows, as
-    dicts of arrays, so memory stays bounded however long either axis is.
+    dicts of arrays, so memory stays bounded however long either axis is. ``part`` = (k, n): only
+    the chunks number i with i % n == k (a worker process's share; no chunk is empty).
 
     Each chunk holds ``depth``, ``width``, ``heads``, ``params_12Ld2`` (exact: int64, or Python ints past
     2^63), ``threshold_depth``, the ``bounds_grid`` keys, and ``notes``: an object array, None
@@ -204,7 +206,9 @@ def iter_bounds_grid(depths, widths, heads=None, rows_per_chunk: int = 1 << 16, 
     log3_width = threshold_depth(widths.astype(np.float64), xp=np)
     exact_int64 = 12 * int(depths.max(initial=1)) * int(widths.max(initial=1)) ** 2 < 2**63
     rows = depths.size * widths.size
-    for start in range(0, rows, max(1, rows_per_chunk)):
+    for number, start in enumerate(range(0, rows, max(1, rows_per_chunk))):
+        if part is not None and number % part[1] != part[0]:
+            continue
         row, column = np.divmod(np.arange(start, min(rows, start + max(1, rows_per_chunk)), dtype=np.int64), widths.size)
         depth, width, head = depths[row], widths[column], head_row[column]
         chunk = {"depth": depth, "width": width, "heads": head,

@@ -10,6 +10,7 @@ from ..inputs import (MAX_GRID_ROWS, MAX_LIST_ROWS, MAX_STDIN_LINES, check_heads
 from ..options import LISTED, ListedOptions
 
 VECTOR_ROWS = 64  # `bounds` with this many bare shapes takes the vectorized path (the same bytes)
+GRID_CHUNK_ROWS = 1 << 15  # rows a grid chunk holds (1 << 15 spelled 5-10% faster than 1 << 16 here: less memory touched per chunk)
 
 
 def command(
@@ -119,4 +120,6 @@ def _grid(depth: str, width: str, heads: Optional[int], fmt: str, field: Optiona
     from ...output.stream import stream_grid
     from ...theory.separation import iter_bounds_grid
 
-    stream_grid(iter_bounds_grid(depths, widths, heads, reading=reading), fmt, field, sys.stdout, rows)
+    chunk = GRID_CHUNK_ROWS
+    stream_grid(iter_bounds_grid(depths, widths, heads, chunk, reading), fmt, field, sys.stdout, rows,
+                parts=lambda k, n: iter_bounds_grid(depths, widths, heads, chunk, reading, part=(k, n)))
