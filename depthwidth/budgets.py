@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Context, Decimal, InvalidOperation, localcontext
+from decimal import Context, Decimal, InvalidOperation
 
 from .errors import InputError
 
@@ -22,14 +22,14 @@ _SUFFIX = {"": 0, "k": 3, "m": 6, "b": 9, "g": 9, "t": 12}
 
 def parse_quantity(text: str, what: str = "budget") -> Decimal:
     """A positive finite number with an optional K/M/B/G/T suffix, exactly (as a Decimal)."""
-    match = _NUMBER.fullmatch(text.strip()) if isinstance(text, str) else None
+    stripped = text.strip() if isinstance(text, str) else None
+    match = _NUMBER.fullmatch(stripped) if stripped is not None else None
     if match is None:
         raise InputError(what, text, BUDGET_SYNTAX)
     suffix = match[1] or ""
-    digits = text.strip()[: len(text.strip()) - len(suffix)].replace("_", "").lstrip("+")
-    try:
-        with localcontext(_WIDE):  # a million digits (or zeros after the point) neither overflows nor rounds to 0
-            value = Decimal(digits).scaleb(_SUFFIX[suffix.lower()])
+    digits = stripped[: len(stripped) - len(suffix)].replace("_", "").lstrip("+")
+    try:  # Decimal(digits) is exact; in _WIDE a million digits (or zeros after the point) neither overflows nor rounds to 0
+        value = Decimal(digits).scaleb(_SUFFIX[suffix.lower()], _WIDE)
     except InvalidOperation:  # pragma: no cover - the pattern admits only valid decimals
         raise InputError(what, text, BUDGET_SYNTAX) from None
     if value <= 0:

@@ -100,9 +100,12 @@ def plan_many(budgets: Sequence[int], options: PlanOptions | None = None) -> Pla
     values = [int(b) for b in budgets]
     if any(b < 1 for b in values):
         raise ValueError("plan_many needs whole budgets >= 1")
+    from ..arch.presets import preset
+
     groups: dict = {}
+    size_index = preset(options.spending.arch).size_index  # Spending.at_budget's choice, without a Spending per budget
     for i, b in enumerate(values):  # the preset's published size of each budget (presets.Preset.sizes)
-        groups.setdefault(options.spending.at_budget(b).size, []).append(i)
+        groups.setdefault(size_index(b), []).append(i)
     if len(groups) > 1:
         return _merged(values, {size: ([values[i] for i in rows], rows) for size, rows in groups.items()}, options)
     options = options.at_budget(values[0]) if values else options
