@@ -14,10 +14,12 @@ six behaviours written once below, read from a per-class table of its fields:
 - ``__repr__``: ``Name(field=value, ...)`` over the fields with ``repr=True``.
 - ``__setattr__`` and ``__delattr__`` raise ``dataclasses.FrozenInstanceError``.
 
-A method the class body defines itself is kept, as ``dataclass`` keeps it. Subclasses must be
-``@frozen`` too (``dataclass`` sees every ``@frozen`` class as not frozen, so a plain
-``@dataclass(frozen=True)`` cannot derive from one); ``frozen_class`` builds one from a field list,
-as ``dataclasses.make_dataclass`` does. Lives in the lowest package so that every layer may use it.
+A method the class body defines itself is kept, as ``dataclass`` keeps it. A subclass may be
+``@frozen``, ``@dataclass(frozen=True)`` or ``make_dataclass(..., frozen=True)``: every ``@frozen``
+class shows the ``__dataclass_params__`` of a frozen dataclass, the one dataclasses internal read or
+written here (tests/test_frozen.py checks it against the standard library's). ``frozen_class``
+builds one from a field list, as ``dataclasses.make_dataclass`` does. Lives in the lowest package so
+that every layer may use it.
 """
 import copy
 import dataclasses
