@@ -149,3 +149,14 @@ def test_frozen_class_sets_the_module():
 def test_the_class_shows_the_parameters_of_a_frozen_dataclass():
     # what dataclasses (and a subclass made by it) read from a base: init, repr, eq and frozen all set
     assert repr(OURS.__dataclass_params__) == repr(REFERENCE.__dataclass_params__)
+
+
+def test_the_package_defines_its_records_with_frozen():
+    """A record class made by @dataclass(frozen=True) compiles six methods at every start again
+    (docs/performance.md, "Cold start"): the package's records are @frozen."""
+    import pathlib
+
+    package = pathlib.Path(__file__).resolve().parents[1] / "depthwidth"
+    offenders = [f"{path.relative_to(package)}:{number}" for path in package.rglob("*.py") if path.name != "frozen.py"
+                 for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if "frozen=True" in line]
+    assert offenders == []
