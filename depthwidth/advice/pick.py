@@ -188,9 +188,12 @@ def _leading(shapes: list[Snapped], cost: Costing, budget: int, loss_model, pref
     from . import target
     from ..cost.layout import SAFETY
 
-    floors = [cost.time_floor(s.arch) for s in shapes] if prefer in ("balanced", "train") and tolerance is None else [None]
-    if len(shapes) <= 2 or any(f is None for f in floors):
-        return [cost.assess(s.arch, s.params, budget, loss_model) for s in shapes]
+    every = lambda: [cost.assess(s.arch, s.params, budget, loss_model) for s in shapes]
+    if len(shapes) <= 2 or prefer not in ("balanced", "train") or tolerance is not None:
+        return every()
+    floors = [cost.time_floor(s.arch) for s in shapes]
+    if any(f is None for f in floors):  # --mfu, or a shape no layout of the fixed degrees can run
+        return every()
     order = sorted((target.score_floor(s.arch, s.params, budget, cost.ranking.tokens, f, prefer, loss_model), i)
                    for i, (s, f) in enumerate(zip(shapes, floors)))
     assessed = []

@@ -197,6 +197,12 @@ def _floor(arch, hw, tp, cp, mb, context, forward, base, gemm=None) -> tuple:
     return (layer + comm.tp_seconds(hw, tp, tokens * arch.width * BYTES, 4, base), head_seconds(arch, hw, tokens, tp, gemm))
 
 
+def _pipeline_bound(global_batch, dp, mb, pp, v, stage, optimizer):
+    """A layout's step at least: ceil(B/(dp·mb)) micro-batches and the 1F1B bubble (pp - 1)/v, each
+    taking ``stage`` seconds in the most loaded stage (or less), then the optimizer step (``train_step``)."""
+    return (-(-global_batch // (dp * mb)) + (pp - 1) / v) * stage + optimizer
+
+
 SAFETY = 1e-9  # a lower bound must beat the best step by this much (relative) to skip a layout: rounding
 _SHARED: dict = {}  # what a layer costs does not depend on the depth: shared between the shapes of one width
 
@@ -292,28 +298,29 @@ def _search(arch, hw, gpus, context, global_batch, fixed, attention, overlap, me
             floors[tp, cp, mb] = _floor(arch, hw, tp, cp, mb, context, forwards[tp, cp, mb], base)
         return floors[tp, cp, mb]
 
-    bounds, stages, last = ordered or ([], {}, None)
-    for index, (tp, cp, pp, dp, v, mb) in enumerate(rows if ordered is None else ()):
-        if (tp, cp, pp, dp) != last:  # rows come grouped by these (``combinations``): their terms once per group
-            last = tp, cp, pp, dp
-            if (tp, cp) not in per_sequence:  # the floor's lower bound for one sequence: it grows as the micro-batch
-                forward = layer_forward(arch, hw, Layout(tp=tp, cp=cp, micro_batch=1, **fields), context, gemm_floor)
-                per_sequence[tp, cp] = _floor(arch, hw, tp, cp, 1, context, forward, base, gemm_floor)
-            layer, head = per_sequence[tp, cp]
-            if (tp, pp, dp) not in stages:  # the most loaded stage's layers and its optimizer step at its least
-                stage_layers = -(-depth // pp)
-                params_gpu = stage_params_per_gpu(arch, nonembedding, embedding, stage_layers, pp, tp)
-                stages[tp, pp, dp] = stage_layers, optimizer_seconds(hw, params_gpu, dp if divided else 1.0)
-            stage_layers, optimizer = stages[tp, pp, dp]
-            sequence = stage_layers * layer + head  # one sequence through the most loaded stage, at least
-            bubble = pp - 1
-        micro = -(-global_batch // (dp * mb))
-        bounds.append(((micro + bubble / v) * mb * sequence + optimizer, index))
-    bounds.sort()
+    if ordered is not None:  # step_floor ordered them already
+        bounds, stages = ordered
+    else:
+        bounds, stages, last = [], {}, None
+        for index, (tp, cp, pp, dp, v, mb) in enumerate(rows):
+            if (tp, cp, pp, dp) != last:  # rows come grouped by these (``combinations``): their terms once per group
+                last = tp, cp, pp, dp
+                if (tp, cp) not in per_sequence:  # the floor's lower bound for one sequence: it grows as the micro-batch
+                    forward = layer_forward(arch, hw, Layout(tp=tp, cp=cp, micro_batch=1, **fields), context, gemm_floor)
+                    per_sequence[tp, cp] = _floor(arch, hw, tp, cp, 1, context, forward, base, gemm_floor)
+                layer, head = per_sequence[tp, cp]
+                if (tp, pp, dp) not in stages:  # the most loaded stage's layers and its optimizer step at its least
+                    stage_layers = -(-depth // pp)
+                    params_gpu = stage_params_per_gpu(arch, nonembedding, embedding, stage_layers, pp, tp)
+                    stages[tp, pp, dp] = stage_layers, optimizer_seconds(hw, params_gpu, dp if divided else 1.0)
+                stage_layers, optimizer = stages[tp, pp, dp]
+                sequence = stage_layers * layer + head  # one sequence through the most loaded stage, at least
+            bounds.append((_pipeline_bound(global_batch, dp, mb, pp, v, mb * sequence, optimizer), index))
+        bounds.sort()
     if floor_only:
         if len(_ORDERED) >= 256:
             _ORDERED.clear()
-        _ORDERED[key] = rows, (bounds, stages, None)
+        _ORDERED[key] = rows, (bounds, stages)
         return bounds[0][0]
     low = [j for j, z in enumerate(zeros) if z <= 2]  # with dp > 1: the highest allowed stage of 0-2, and 3
     keep = low[-1:] + [j for j, z in enumerate(zeros) if z == 3]
@@ -322,14 +329,11 @@ def _search(arch, hw, gpus, context, global_batch, fixed, attention, overlap, me
         if best is not None and low_bound * (1 - SAFETY) > best[0]:
             break
         tp, cp, pp, dp, v, mb = rows[index]
-        if best is not None:  # the row's own bound, from its micro-batch's floor
-            layer, head = floor(tp, cp, mb)
-            stage_layers, optimizer = stages[tp, pp, dp]
-            micro = -(-global_batch // (dp * mb))
-            if ((micro + (pp - 1) / v) * (stage_layers * layer + head) + optimizer) * (1 - SAFETY) > best[0]:
-                continue
-        else:
-            floor(tp, cp, mb)
+        layer, head = floor(tp, cp, mb)  # the row's own bound, from its micro-batch's floor
+        stage_layers, optimizer = stages[tp, pp, dp]
+        bound = _pipeline_bound(global_batch, dp, mb, pp, v, stage_layers * layer + head, optimizer)
+        if best is not None and bound * (1 - SAFETY) > best[0]:
+            continue
         state, acts = memory(tp, cp, pp, dp, mb)
         for j in (keep if dp > 1 else [0]):
             i = next((i for i, a in enumerate(acts) if state[j] + a <= limit), None)

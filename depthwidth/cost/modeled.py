@@ -58,8 +58,6 @@ def decode_seconds(arch, spec, fixed: tuple = ()) -> float:
     """``modeled_costs``' decode latency alone: one sequence at the run's context on ``spec``'s
     accelerator, at the serving tensor-parallel degree (``predict.predict`` with ``serve``)."""
     from ..arch.hardware import accelerator
-    from .serve import serving, serving_tp
+    from .serve import serving
 
-    hw = accelerator(spec.gpu)
-    tp = serving_tp(arch, hw, spec.context, 1, dict(fixed).get("tp"))
-    return serving(arch, hw, spec.context, 1, tp)["decode_seconds_per_token"]
+    return serving(arch, accelerator(spec.gpu), spec.context, 1, dict(fixed).get("tp"))["decode_seconds_per_token"]

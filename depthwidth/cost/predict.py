@@ -49,7 +49,11 @@ def time_floor(arch: blocks.Architecture, cluster: Cluster) -> tuple[float, floa
     step = step_floor(arch, hw, gpus, cluster.context, batch, fixed, cluster.attention)
     if step is None:
         return None
-    seconds = cluster.tokens * step / (batch * cluster.context)
+    return _days_and_gpu_hours(cluster.tokens * step / (batch * cluster.context), gpus)
+
+
+def _days_and_gpu_hours(seconds, gpus: int) -> tuple:
+    """A run of ``seconds`` on ``gpus`` GPUs in days of wall clock and in GPU-hours."""
     return seconds / 86400, seconds * gpus / 3600
 
 
@@ -88,8 +92,7 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
     step = batch * cluster.context / tokens_per_second
     days = hours = None
     if cluster.tokens is not None:
-        seconds = cluster.tokens / tokens_per_second
-        days, hours = seconds / 86400, seconds * gpus / 3600
+        days, hours = _days_and_gpu_hours(cluster.tokens / tokens_per_second, gpus)
         notes.append(BILLED_NOTE)
     record = {
         "params_nonembedding": nonembedding, "params_embedding": embedding,
@@ -105,10 +108,9 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
     # the loss model counts all parameters, embeddings included (Gemstones' counts, docs/loss.md)
     record.update(shape_loss_fields(depth, nonembedding + (embedding or 0), cluster.tokens, days, hours))
     if cluster.serve:
-        from .serve import serving, serving_tp
+        from .serve import serving
 
-        tp = serving_tp(arch, hw, cluster.context, cluster.batch, fixed.get("tp"))
-        record.update({k: v for k, v in serving(arch, hw, cluster.context, cluster.batch, tp).items() if k in record})
+        record.update({k: v for k, v in serving(arch, hw, cluster.context, cluster.batch, fixed.get("tp")).items() if k in record})
         notes.append("serving: decode adds 20 us per layer per step for launches and latency (assumed, unverified)")
     record["notes"] = notes
     return record

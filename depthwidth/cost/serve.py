@@ -29,9 +29,11 @@ def serving_tp(arch, hw, context: int, batch: int, given: int | None = None) -> 
     return next((t for t in sizes if (weights + kv) / t <= 0.9 * hw.hbm_bytes), sizes[-1])
 
 
-def serving(arch, hw, context: int, batch: int, tp: int) -> dict:
+def serving(arch, hw, context: int, batch: int, tp: int | None = None) -> dict:
     """Prefill seconds of one ``context``-token prompt, decode seconds per token (one step of ``batch``
-    sequences at a cache of ``context`` tokens), and decode tokens/s for the tp group and per GPU."""
+    sequences at a cache of ``context`` tokens), and decode tokens/s for the tp group and per GPU, at
+    tensor-parallel degree ``tp`` (None: ``serving_tp``'s)."""
+    tp = serving_tp(arch, hw, context, batch, tp)
     depth = arch.depth + arch.decoder_depth
     layout = Layout(tp=tp, micro_batch=1)
     gemm, core, elementwise, _ = layer_forward(arch, hw, layout, context)

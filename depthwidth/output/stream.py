@@ -18,7 +18,8 @@ def grid_columns() -> list[str]:
 
 
 def _grid_text_columns(chunk: dict, style: str, skip=()) -> dict:
-    """Every field of a chunk's rows as an object array of texts, by field name.
+    """Every field of a chunk's rows as texts (an object array or a list), by field name, but those in
+    ``skip``.
 
     ``style`` is "csv" (CSV cells), "json" (JSON literals) or "field" (bare --field values).
     Numbers are spelled as the scalar writers spell them (repr for floats); NaN, a missing bound,
@@ -123,9 +124,16 @@ def _fast_texts(values, spell):
     data = np.ascontiguousarray(values)
     texts = orjson.dumps(data, option=orjson.OPT_SERIALIZE_NUMPY)[1:-1].decode().split(",")
     if not is_int:
-        for i in np.flatnonzero((np.abs(data) < 1e-4) & (data != 0)).tolist():
+        for i in np.flatnonzero(_unlike_repr(data)).tolist():
             texts[i] = repr(float(data[i]))
     return texts
+
+
+def _unlike_repr(floats):
+    """Where orjson spells a finite float otherwise than repr: 1e-9 <= |x| < 1e-4 (``_fast_texts``)."""
+    import numpy as np
+
+    return (np.abs(floats) < 1e-4) & (floats != 0)
 
 
 def _column_texts(values, null="", as_list: bool = False):
@@ -232,7 +240,7 @@ def _number_runs(chunk: dict, columns: list) -> dict:
             return None
         if values.dtype == np.int64:
             return "int"
-        if values.dtype == np.float64 and np.isfinite(values).all() and not ((np.abs(values) < 1e-4) & (values != 0)).any():
+        if values.dtype == np.float64 and np.isfinite(values).all() and not _unlike_repr(values).any():
             return "float"
         return None
 

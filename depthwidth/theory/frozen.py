@@ -49,7 +49,7 @@ class _Table:
 
 def _init(self, *args, **kwargs):
     cls = type(self)
-    table = cls.__dict__.get("_frozen_table") or _table(cls)
+    table = _table(cls)
     names = table.names
     given = len(args)
     if given > len(names):
@@ -90,8 +90,11 @@ def _init(self, *args, **kwargs):
 
 
 def _table(cls) -> _Table:
-    table = _Table(cls)
-    type.__setattr__(cls, "_frozen_table", table)
+    """The class's own table (a subclass has its own fields), built on its first use."""
+    table = cls.__dict__.get("_frozen_table")
+    if table is None:
+        table = _Table(cls)
+        type.__setattr__(cls, "_frozen_table", table)
     return table
 
 
@@ -105,16 +108,16 @@ def _getter(names: list):
 def _eq(self, other):
     if other.__class__ is not self.__class__:
         return NotImplemented
-    values = (type(self).__dict__.get("_frozen_table") or _table(type(self))).compare
+    values = _table(type(self)).compare
     return values(self) == values(other)
 
 
 def _hash(self):
-    return hash((type(self).__dict__.get("_frozen_table") or _table(type(self))).hashed(self))
+    return hash(_table(type(self)).hashed(self))
 
 
 def _repr(self):
-    names = (type(self).__dict__.get("_frozen_table") or _table(type(self))).shown
+    names = _table(type(self)).shown
     return f"{type(self).__qualname__}({', '.join(f'{name}={getattr(self, name)!r}' for name in names)})"
 
 

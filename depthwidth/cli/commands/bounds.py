@@ -120,6 +120,5 @@ def _grid(depth: str, width: str, heads: Optional[int], fmt: str, field: Optiona
     from ...output.stream import stream_grid
     from ...theory.separation import iter_bounds_grid
 
-    chunk = GRID_CHUNK_ROWS
-    stream_grid(iter_bounds_grid(depths, widths, heads, chunk, reading), fmt, field, sys.stdout, rows,
-                parts=lambda k, n: iter_bounds_grid(depths, widths, heads, chunk, reading, part=(k, n)))
+    stream_grid(iter_bounds_grid(depths, widths, heads, GRID_CHUNK_ROWS, reading), fmt, field, sys.stdout, rows,
+                parts=lambda k, n: iter_bounds_grid(depths, widths, heads, GRID_CHUNK_ROWS, reading, part=(k, n)))
