@@ -12,7 +12,7 @@ import pytest
 from depthwidth.arch.hardware import accelerator
 from depthwidth.arch.presets import preset
 from depthwidth.cost import layout as L
-from depthwidth.cost.num import Scalars, lib
+from depthwidth.theory.num import Scalars, lib
 
 SHAPES = [("vanilla", 20, 2048), ("vanilla", 6, 512), ("gpt2", 48, 1600), ("llama", 32, 4096), ("llama", 80, 8192),
           ("mistral", 24, 3072), ("qwen2", 28, 1536), ("gemma", 18, 2048), ("mixtral", 16, 2048), ("deepseek", 12, 1120)]

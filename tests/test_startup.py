@@ -102,7 +102,7 @@ MODELED = {
 @pytest.mark.parametrize("fmt", ["table", "json", "csv"])
 def test_performance_model_loads_no_numpy_scipy_or_pydantic(argv, fmt):
     """The performance model times one shape's layouts on plain numbers (cost/layout.py ``search``,
-    cost/num.py): the default plan and `cost` load no NumPy (cold start, issues 30 and 32)."""
+    theory/num.py): the default plan and `cost` load no NumPy (cold start, issues 30 and 32)."""
     assert not cli_modules(argv + ["--format", fmt]) & HEAVY
 
 

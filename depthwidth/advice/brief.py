@@ -3,7 +3,7 @@
 For each budget, the leading fields of the plan record (``planner.Plan`` up to ``regime``): the
 minimal depth (Levine et al. 2020: the smallest L with 3^L >= d(L)), its real crossing, the
 minimal-depth shape snapped to valid hardware and its counts, with the same names and values as
-`plan` (``planvec.plan_many`` is tested row for row against the scalar planner). No rule, no
+`plan` (``plan_columns.plan_many``: the same code as one budget's plan, with arrays). No rule, no
 candidates, no costs and no notes: those are the per-budget work a pipeline over 10^5 budgets
 cannot afford (about 4 ms a budget), and they are what `plan` without --brief prints.
 """
@@ -23,7 +23,7 @@ def brief_columns(budgets: list[int], options, source: str) -> dict[str, list]:
 
     A budget `plan` refuses (too large, no valid shape near the minimal depth) refuses the whole
     call with the scalar planner's own message, as `plan` does: nothing partial is printed."""
-    from .planvec import plan_many
+    from .plan_columns import plan_many
 
     columns = plan_many(budgets, options)
     for row, error in enumerate(columns.error.tolist()):

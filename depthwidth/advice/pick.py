@@ -3,7 +3,7 @@ shape a plan prints (``costs.py``).
 
 The consensus (README "How the recommendation is made"): the floor is the theory's minimal depth;
 the band [lo, hi] comes from the in-range evidence at the budget (``evidence.depth_band``); the
-candidates are valid snapped shapes (``snapping.snap_width``) at the depths of the band; the pick is
+candidates are valid snapped shapes (``snapping.snapped_at``) at the depths of the band; the pick is
 the one that reaches the best shape's loss soonest under the plan's run (``target.py``: the loss
 model's penalty turned into extra tokens by the loss law, times the shape's own training time by
 the performance model, ``cost/modeled.py``: each shape in its best layout on the cluster; ``--mfu``:
@@ -18,7 +18,7 @@ import math
 from dataclasses import replace
 
 from ..budgets import TOKENS_PER_PARAM
-from ..arch.snapping import BUDGET_TOLERANCE, Snapped, snap_width
+from ..arch.snapping import BUDGET_TOLERANCE, Snapped, snapped_at
 from ..theory.frozen import frozen
 
 CONSENSUS = "consensus"
@@ -150,7 +150,7 @@ def band_shapes(budget: int, spending, constraints, model, lo: int, hi: int) -> 
         if len(widths) > MOST_WIDTHS:  # wide shapes: the width multiple is fine-grained, the nearest widths suffice
             widths = sorted(widths[len(widths) // 2 - MOST_WIDTHS // 2:][:MOST_WIDTHS])
         for width in widths:
-            snapped = snap_width(budget, spending, constraints, depth, width, lo=width, hi=width)
+            snapped = snapped_at(budget, spending, constraints, depth, width)
             if snapped is not None and abs(snapped.deviation) <= BUDGET_TOLERANCE:
                 shapes.append(snapped)
     kv_heads = dict(spending.overrides).get("kv_heads") or spending.block.kv_heads

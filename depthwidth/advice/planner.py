@@ -1,9 +1,10 @@
 """Depth and width for a parameter budget, for any block, as shapes a cluster can run.
 
 Three answers, kept apart on purpose:
-- the threshold rule (theory, Levine et al. 2020): the smallest depth L with 3^L >= d(L), where
-  d(L) is the width that spends the budget at depth L; below log3(width), adding depth pays off
-  double-exponentially. For the paper's block (N = 12·L·d²) L* = W(ln3·N/6)/(2·ln3);
+- the threshold rule (theory, Levine et al. 2020; ``threshold.py``, one code for one budget and for
+  many): the smallest depth L with 3^L >= d(L), where d(L) is the width that spends the budget at
+  depth L; below log3(width), adding depth pays off double-exponentially. For the paper's block
+  (N = 12·L·d²) L* = W(ln3·N/6)/(2·ln3);
 - a rule from the registry (``rules.py``: fits, practice, guards), or the user's own fitted rule;
 - hardware validity (``hardware.py``): every printed shape is snapped to widths and depths that
   satisfy the alignment and tensor-parallel constraints, with the deviation from the budget.
@@ -21,17 +22,13 @@ from ..arch.hardware import Constraints, tp_sizes, width_step
 from ..arch.blocks import DEFAULT_CONTEXT
 from ..arch.record import block_fields, counts
 from ..theory.shapes import MAX_DEPTH, MAX_WIDTH
-from ..arch.snapping import (BUDGET_TOLERANCE, FAR_FROM_BUDGET, Snapped, no_valid_shape, rule_shape, snap_depth,  # noqa: F401
-                       snap_width)
-from ..arch.spending import Quadratic, Spending, block_min_depth, block_min_depth_exact, quadratic  # noqa: F401
+from ..arch.snapping import BUDGET_TOLERANCE, FAR_FROM_BUDGET, Snapped, no_valid_shape, rule_shape, snap_depth  # noqa: F401
+from ..arch.spending import Quadratic, Spending, quadratic  # noqa: F401
 from . import notes as plan_notes
 from .plan_record import Candidate, Plan, PlanBrief, candidate  # noqa: F401 (the records, importable from here)
-from ..theory.separation import CONSISTENT, THRESHOLD, bounds, compare_pow3, min_depth, min_depth_exact, width_for  # noqa: F401
+from ..theory.separation import CONSISTENT, THRESHOLD, bounds, compare_pow3  # noqa: F401
+from .threshold import MAX_PLAN_WIDTH, Theory, planned_shape, smallest_budget, theory_for  # noqa: F401 (the threshold rule's step)
 from ..theory.frozen import frozen
-
-# The largest width a plan may print is 10^15 (shapes.MAX_WIDTH); at the minimal depth 32 that is
-# a budget of 12·32·10^30 ≈ 3.84e32 for the paper's block. Larger budgets are refused, not rounded.
-MAX_PLAN_WIDTH = MAX_WIDTH
 
 DEFAULT_RULE = "consensus"  # recommend.CONSENSUS: the evidence band, then the cheapest valid shape in it
 
@@ -79,91 +76,6 @@ def candidate_depths(lowest: int, top_depth: float, most: int = 12) -> list[int]
         keep |= {depths[int(i * step)] for i in range(most - len(keep))}
         depths = sorted(keep)
     return depths
-
-
-@frozen
-class Theory:
-    """The threshold rule for a budget and block: minimal depth, its real crossing, the width."""
-
-    model: Quadratic
-    min_depth: int
-    min_depth_exact: float
-    width_exact: float
-
-
-def theory_for(budget: int, spending: Spending) -> Theory:
-    """Minimal depth by the threshold rule, closed forms for the paper's block (numbers unchanged
-    since 0.1), the exact quadratic count for any other block.
-
-    Budgets whose minimal-depth width passes 10^15 (the largest accepted width; JSON integers stay
-    exact below 2^53) are refused: about 3.8e32 for the paper's block (12·32·10^30)."""
-    model = quadratic(spending)
-    if spending.paper_block:
-        depth = min_depth(budget)
-        theory = Theory(model, depth, min_depth_exact(budget), width_for(budget, depth))
-    else:
-        depth = block_min_depth(budget, model)
-        theory = Theory(model, depth, block_min_depth_exact(budget, model), model.width(budget, depth))
-    if theory.width_exact > MAX_PLAN_WIDTH:
-        limit_depth = next(L for L in range(1, 64) if 3**L >= MAX_PLAN_WIDTH)
-        raise InputError("budget", f"{budget:.3g}", f"too large to plan: its minimal-depth width would pass 10^15 "
-                                                     f"(the largest accepted width); budgets up to about "
-                                                     f"{float(model.value(limit_depth, MAX_PLAN_WIDTH)):.2g} for --arch {spending.arch}")
-    return theory
-
-
-def _minimal_depth_shape(budget: int, spending: Spending, constraints: Constraints, theory: Theory) -> Snapped | None:
-    """The valid width nearest the budget at the minimal depth, keeping 3^(L-1) < width <= 3^L when
-    that stays within FAR_FROM_BUDGET of the budget (else the nearest valid width at that depth)."""
-    depth = theory.min_depth
-    low = 3 ** (depth - 1) + 1 if depth > 1 else 2
-    planned = snap_width(budget, spending, constraints, depth, theory.width_exact, lo=low, hi=3**depth)
-    if planned is None or abs(planned.deviation) > FAR_FROM_BUDGET:
-        # the threshold guarantee and the constraints cannot both hold near the budget: keep the constraints
-        anywhere = snap_width(budget, spending, constraints, depth, theory.width_exact)
-        if planned is None or (anywhere is not None and abs(anywhere.deviation) <= FAR_FROM_BUDGET):
-            planned = anywhere
-    return planned
-
-
-def smallest_budget(budget: int, spending: Spending, constraints: Constraints) -> float | None:
-    """About the smallest budget above ``budget`` whose minimal-depth shape is valid and within the
-    tolerance (steps of 10%; None past 10^12 times the budget)."""
-    trial = float(budget)
-    while trial < budget * 1e12:
-        trial *= 1.1
-        try:
-            shape = _minimal_depth_shape(int(trial), spending, constraints, theory_for(int(trial), spending))
-        except InputError:
-            return None
-        if shape is not None and abs(shape.deviation) <= BUDGET_TOLERANCE:
-            return trial
-    return None
-
-
-def planned_shape(budget: int, spending: Spending, constraints: Constraints, theory: Theory) -> Snapped:
-    """The minimal depth's shape: the depth is the theory's answer, so only the width moves, to the
-    valid width nearest the budget that keeps 3^(L-1) < width <= 3^L (else the nearest valid one).
-
-    A budget below every valid shape (the smallest valid width at the minimal depth spends more than
-    1 + FAR_FROM_BUDGET times it: the width multiple, the head size or a preset's fixed sizes) is
-    refused, naming about the smallest budget these options can plan."""
-    depth = theory.min_depth
-    planned = _minimal_depth_shape(budget, spending, constraints, theory)
-    if planned is not None and planned.deviation > FAR_FROM_BUDGET:
-        arch, smallest = planned.arch, smallest_budget(budget, spending, constraints)
-        step = width_step(constraints, spending.head_dim)
-        raise InputError("budget", f"{budget:.4g}", f"too small for --arch {spending.arch} with these options: its smallest valid "
-                                                    f"shape at the minimal depth, {arch.depth}x{arch.width} (widths in steps of {step}), "
-                                                    f"spends {planned.deviation + 1:.3g}x the budget; "
-                                                    + (f"the smallest budget it can plan is about {smallest:.2g}" if smallest else
-                                                       "no budget nearby can be planned")
-                                                    + f" (a --multiple below {constraints.multiple:,} or a smaller --head-dim "
-                                                      "allows narrower shapes)")
-    step = width_step(constraints, spending.head_dim)
-    if planned is None or (abs(planned.deviation) > FAR_FROM_BUDGET and theory.width_exact > 2 * step):
-        raise no_valid_shape(spending, constraints, depth, theory.width_exact)
-    return planned
 
 
 def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "params", tokens: float | None = None) -> Plan:

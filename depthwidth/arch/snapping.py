@@ -49,21 +49,137 @@ def shardability(arch) -> int:
     return next((t for t in (8, 4, 2) if not tp_conflicts(arch, t)), 1)
 
 
-def snap_width(budget: int, spending: Spending, constraints: Constraints, depth: int, center: float,
-               lo: int = 2, hi: int | None = None, tolerance: float = BUDGET_TOLERANCE) -> Snapped | None:
-    """At a fixed depth, a valid width in [lo, hi]: within ``tolerance`` of the budget the most
-    shardable one (then the nearest the budget), else the one nearest the budget."""
-    step = width_step(constraints, spending.head_dim)
-    options = []
-    for width in _widths_near(center, step, lo, hi):
-        arch = valid_arch(spending, constraints, depth, width)
-        if arch is not None:
-            count = spending.params(arch)
-            options.append(Snapped(arch, count, count / budget - 1))
-    within = [o for o in options if abs(o.deviation) <= tolerance]
-    if within:
-        return min(within, key=lambda o: (-shardability(o.arch), abs(o.deviation)))
-    return min(options, key=lambda o: abs(o.deviation), default=None)
+def snapped_at(budget: int, spending: Spending, constraints: Constraints, depth: int, width: int) -> Snapped | None:
+    """The shape at (depth, width) with the count it spends and its deviation from the budget, if valid."""
+    arch = valid_arch(spending, constraints, depth, width)
+    if arch is None:
+        return None
+    count = spending.params(arch)
+    return Snapped(arch, count, count / budget - 1)
+
+
+# ---- the width nearest the budget at a fixed depth, for one budget or many ----------------------------
+
+EXACT_FLOAT = 2**53  # ints below this convert to float64 exactly: int/int division then rounds once, as Python's does
+
+
+class ShapeFacts:
+    """What ``valid_arch`` says of each (depth, width), built once however many budgets ask:
+    (valid, shardability, the count the budget limits, the architecture or None). Fact 0 stands
+    for a width that is not there (k < 1)."""
+
+    def __init__(self, spending: Spending, constraints: Constraints):
+        self.spending, self.constraints = spending, constraints
+        self.index: dict[tuple[int, int], int] = {}
+        self.rows: list[tuple] = [(False, 0, 0, None)]
+        self._tables: dict = {}
+
+    def fact(self, depth: int, width: int) -> int:
+        found = self.index.get((depth, width))
+        if found is None:
+            arch = valid_arch(self.spending, self.constraints, depth, width)
+            found = self.index[depth, width] = len(self.rows)
+            self.rows.append((False, 0, 0, None) if arch is None else (True, shardability(arch), self.spending.params(arch), arch))
+        return found
+
+    def near(self, depth, k0) -> list:
+        """For each offset s in -SNAP_SPAN..SNAP_SPAN, the fact of width (k0 + s)·step at ``depth``
+        (a number, or one per budget: each distinct (depth, k) is built once)."""
+        step = width_step(self.constraints, self.spending.head_dim)
+        if k0.__class__ is int:
+            return [self.fact(depth, (k0 + s) * step) if k0 + s >= 1 else 0 for s in range(-SNAP_SPAN, SNAP_SPAN + 1)]
+        import numpy as np
+
+        span = np.arange(-SNAP_SPAN, SNAP_SPAN + 1, dtype=np.int64)
+        k = k0[:, None] + span
+        index = np.zeros(k.shape, np.int64)
+        for c in np.unique(depth).tolist():  # a row's ks are consecutive: so are their positions among the depth's ks
+            mine = np.flatnonzero(depth == c)
+            ks = np.unique((np.unique(k0[mine])[:, None] + span).ravel())
+            ks = ks[ks >= 1]
+            ids = np.array([self.fact(c, w) for w in (ks * step).tolist()], np.int64)
+            start = np.maximum(k[mine, 0], 1)
+            cells = np.clip(np.searchsorted(ks, start)[:, None] + (k[mine] - start[:, None]), 0, ks.size - 1)
+            index[mine] = np.where(k[mine] >= 1, ids[cells], 0)
+        return list(index.T)
+
+    def column(self, j: int, ids):
+        """Field j of each fact (a number for one fact id, an array for an array of them)."""
+        if ids.__class__ is int:
+            return self.rows[ids][j]
+        key = (j, len(self.rows))
+        table = self._tables.get(key)
+        if table is None:
+            import numpy as np
+
+            values = [row[j] for row in self.rows]
+            exact = j != 2 or all(abs(v) < EXACT_FLOAT for v in values)  # counts: int64 while each converts to a float exactly
+            table = self._tables[key] = np.array(values, dtype=None if j != 2 else np.int64 if exact else object)
+        return table[ids]
+
+
+class WidthsNear:
+    """The widths within SNAP_SPAN steps of the ideal width ``center`` at ``depth``, each with its
+    validity, shardability, deviation from the budget and distance from the ideal: one entry per
+    offset, each a number (one budget) or an array (one per budget), ``theory.num`` choosing."""
+
+    def __init__(self, budget, depth, center, facts: ShapeFacts):
+        from ..theory.num import Scalars, lib
+
+        self.xp = xp = lib(center)
+        step = width_step(facts.constraints, facts.spending.head_dim)
+        # round(center / step), halves to even as Python's round and NumPy's rint
+        k0 = max(1, round(center / step)) if xp is Scalars else xp.maximum(1, xp.rint(center / step)).astype(xp.int64)
+        offsets = range(-SNAP_SPAN, SNAP_SPAN + 1)
+        self.fact = facts.near(depth, k0)
+        self.width = [(k0 + s) * step for s in offsets]
+        self.valid = [facts.column(0, ids) for ids in self.fact]
+        self.shard = [facts.column(1, ids) for ids in self.fact]
+        self.deviation = [_ratio(facts.column(2, ids), budget, xp) - 1 for ids in self.fact]
+        self.off = [abs(d) for d in self.deviation]
+        self.distance = [abs(w - center) for w in self.width]
+
+    def choose(self, allowed: list, tolerance: float = BUDGET_TOLERANCE):
+        """The offset chosen among the allowed widths, -1 where none is: within ``tolerance`` of the
+        budget the most shardable, then the nearest the budget; else the nearest the budget; ties to
+        the width nearer the ideal one, then to the smaller (``snap_depth``'s order of widths)."""
+        xp = self.xp
+        within = [a & (o <= tolerance) for a, o in zip(allowed, self.off)]
+        has_within = _any(within)
+        pool = [xp.where(has_within, w, a) for w, a in zip(within, allowed)]
+        for key in ([xp.where(has_within, -s, 0) for s in self.shard], self.off, self.distance):
+            masked = [xp.where(p, k, math.inf) for p, k in zip(pool, key)]
+            best = masked[0]
+            for m in masked[1:]:
+                best = xp.minimum(best, m)
+            pool = [p & (m == best) for p, m in zip(pool, masked)]
+        return xp.select(pool, list(range(len(pool))), -1)
+
+    def at(self, values: list, chosen):
+        """values[chosen] for each budget (NaN where chosen is -1)."""
+        if chosen.__class__ is int:
+            return values[chosen] if chosen >= 0 else math.nan
+        import numpy as np
+
+        stacked = np.stack(values, axis=1)
+        picked = stacked[np.arange(stacked.shape[0]), np.maximum(chosen, 0)]
+        return np.where(chosen >= 0, picked, np.nan)
+
+
+def _any(columns: list):
+    out = columns[0]
+    for c in columns[1:]:
+        out = out | c
+    return out
+
+
+def _ratio(count, budget, xp):
+    """count / budget as Python rounds int / int (once): float64 division while both convert exactly."""
+    if count.__class__ is int or (count.dtype != object and budget.dtype != object):
+        return count / budget
+    import numpy as np
+
+    return np.array([c / b for c, b in zip(count.tolist(), budget.tolist())], dtype=np.float64).reshape(count.shape)
 
 
 def snap_depth(budget: int, spending: Spending, constraints: Constraints, model: Quadratic, target: float,

@@ -6,6 +6,7 @@ Counting is ``blocks.py``'s: this module only asks it for counts of concrete arc
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from functools import cached_property, lru_cache
 
 from ..errors import InputError
@@ -162,14 +163,20 @@ class Quadratic:
         b2, b1, b0 = self.b
         return (a2 * width * width + a1 * width + a0) * depth + (b2 * width * width + b1 * width + b0)
 
-    def width(self, budget: float, depth: float) -> float:
-        """The real width d > 0 that spends ``budget`` at ``depth`` (root of the quadratic)."""
+    def width(self, budget, depth):
+        """The real width d > 0 that spends ``budget`` at ``depth`` (root of the quadratic); numbers
+        or arrays (``theory.num``), the same float operations in the same order."""
+        from ..theory.num import Scalars, lib
+
         f = self._floats
         a2, a1, a0 = (f[i] * depth + f[i + 3] for i in range(3))
         c = a0 - budget
-        if a2 <= 0:
+        xp = lib(a2, c)
+        if xp is Scalars and a2 <= 0:  # no d² term (one number: only the branch it takes)
             return -c / a1 if a1 > 0 else math.inf
-        return (-a1 + math.sqrt(a1 * a1 - 4 * a2 * c)) / (2 * a2)  # a2 > 0, c < 0: the positive root
+        with xp.errstate(all="ignore"):
+            root = (-a1 + xp.sqrt(a1 * a1 - 4 * a2 * c)) / (2 * a2)  # a2 > 0, c < 0: the positive root
+            return root if xp is Scalars else xp.where(a2 <= 0, xp.where(a1 > 0, -c / a1, math.inf), root)
 
 
 @lru_cache(maxsize=64)
@@ -200,23 +207,65 @@ def _through(xs, ys) -> tuple:
 
 # ---- the threshold rule for any block --------------------------------------------------------------
 
-def block_min_depth(budget: int, model: Quadratic) -> int:
-    """Smallest integer L with 3^L >= d(L), d(L) the width spending N at depth L: since the count
-    grows with d, that is count(L, 3^L) >= N, decided exactly (integers and fractions)."""
-    depth = 1
-    while model.value(depth, 3**depth) < budget:
+def block_min_depth(budget, model: Quadratic):
+    """Smallest integer L >= 1 with 3^L >= d(L), d(L) the width spending N at depth L: since the
+    count grows with d, that is count(L, 3^L) >= N, decided exactly on integers (N is whole, so
+    the count rounds down), for a budget or an int64/object array of budgets. For the paper's block
+    the count is 12·L·9^L. The first L whose count reaches N is the first whose running maximum
+    does: one sorted list of thresholds, one search."""
+    top = budget if budget.__class__ is int else max(budget.tolist(), default=1)
+    thresholds, best, depth = [], 0, 1
+    while best < top:
+        best = max(best, math.floor(model.value(depth, 3**depth)))
+        thresholds.append(best)
         depth += 1
-    return depth
+    if budget.__class__ is int:
+        return bisect_left(thresholds, budget) + 1
+    import numpy as np
+
+    if budget.dtype == object:
+        return np.array([bisect_left(thresholds, b) + 1 for b in budget.tolist()], dtype=np.int64)
+    capped = np.array([min(t, 2**63 - 1) for t in thresholds] or [2**63 - 1], dtype=np.int64)
+    return np.searchsorted(capped, budget, side="left").astype(np.int64) + 1
 
 
-def block_min_depth_exact(budget: float, model: Quadratic) -> float:
-    """Real L* with L = log3(d(L)) for the block's count (bisection; the paper's block has the
-    closed form ``min_depth_exact``)."""
-    gap = lambda depth: math.log(model.width(budget, depth)) / LN3 - depth  # decreasing in L
-    lo, hi = 0.5, 1.0
-    while gap(hi) > 0:
-        lo, hi = hi, 2 * hi
+def block_min_depth_exact(budget, model: Quadratic):
+    """Real L* with L = log3(d(L)) for the block's count, for a float budget or an array of them:
+    double hi from 1 while the gap log3(d(hi)) - hi is positive, then 100 halvings (the paper's
+    block has the closed form ``min_depth_exact``). A value stops once a halving leaves (lo, hi)
+    unchanged (every later one would too)."""
+    from ..theory.num import lib
+
+    xp = lib(budget)
+    lo, hi = budget * 0 + 0.5, budget * 0 + 1.0
+    going = True
+    while xp.any(going):
+        going = going & _gap_positive(model, budget, hi)
+        lo, hi = xp.where(going, hi, lo), xp.where(going, 2 * hi, hi)
+    going = True
     for _ in range(100):
         mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if gap(mid) > 0 else (lo, mid)
+        up = _gap_positive(model, budget, mid)
+        new_lo, new_hi = xp.where(up, mid, lo), xp.where(up, hi, mid)
+        going = going & ((new_lo != lo) | (new_hi != hi))
+        lo, hi = new_lo, new_hi
+        if not xp.any(going):
+            break
     return (lo + hi) / 2
+
+
+def _gap_positive(model: Quadratic, budget, depth):
+    """log3(d(depth)) - depth > 0; libm's log wherever an ulp could change the sign."""
+    from ..theory.num import Scalars, lib, libm_log
+
+    width = model.width(budget, depth)
+    xp = lib(width)
+    if xp is Scalars:
+        return math.log(width) / LN3 - depth > 0
+    with xp.errstate(all="ignore"):
+        q = xp.log(width) / LN3
+        gap = q - depth
+    near = xp.flatnonzero(~(xp.abs(gap) > 64 * 2.0**-52 * xp.maximum(xp.abs(q), xp.abs(depth))))
+    if near.size:
+        gap[near] = libm_log(width[near]) / LN3 - depth[near]
+    return gap > 0

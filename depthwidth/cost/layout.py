@@ -26,7 +26,7 @@ from functools import lru_cache
 from ..arch import blocks
 from ..arch.hardware import tp_sizes
 from . import comm, run
-from .num import lib
+from ..theory.num import lib
 from .perf import (BYTES, RECOMPUTE_CODE, STEP_EFFICIENCY, Layout, attention_kernel, gemm_floor, head_seconds, layer_forward,
                    optimizer_seconds, stage_params_per_gpu, train_step, training_rates)
 

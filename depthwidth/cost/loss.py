@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 
-from .num import Scalars as _Scalars, lib as _lib
+from ..theory.num import Scalars as _Scalars, lib as _lib
 from ..theory.frozen import frozen
 
 Z_95 = 1.959963984540054  # two-sided 95% normal quantile: the intervals below are about 95%

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from ..arch import blocks
 from . import comm
-from .num import lib
+from ..theory.num import lib
 from ..theory.frozen import frozen
 
 SMALL_TILE = 16  # tensor-core operands come in multiples of 8 (fp16) elements: NVIDIA guide Sec. 2.2; 16 assumed

@@ -227,21 +227,43 @@ def iter_bounds_grid(depths, widths, heads=None, rows_per_chunk: int = 1 << 16, 
 
 # ---- the minimal depth of the paper's block (Lambert W) ----------------------------------------
 
-def lambert_w(z: float) -> float:
-    """Principal branch W0(z) for z >= 0, to double precision (Newton on w + ln w = ln z, or Halley)."""
-    if not z >= 0 or math.isinf(z):
+def lambert_w(z):
+    """Principal branch W0(z) for z >= 0, a number or each element of an array, to double precision:
+    Newton on w + ln w = ln z above e (no exp(w), so no overflow however large z is; libm's log, one
+    code for both), Halley on w·e^w = z below it (element by element)."""
+    from .num import Scalars, lib
+
+    xp = lib(z)
+    if not xp.all(xp.isfinite(z) & (z >= 0)):
         raise ValueError(f"lambert_w needs a finite z >= 0, got {z!r}")
+    if xp is Scalars:
+        return _w_log_form(z) if z > math.e else _w_halley(z)
+    w, large = xp.empty_like(z), z > math.e
+    w[large] = _w_log_form(z[large])
+    w[~large] = [_w_halley(v) for v in z[~large].tolist()]
+    return w
+
+
+def _w_log_form(z):
+    """W0(z) for z > e: Newton on w + ln w = ln z; each value stops at its own converged step."""
+    from .num import libm_log, lib
+
+    xp = lib(z)
+    log_z = libm_log(z)
+    w = log_z - libm_log(log_z)
+    going = True
+    for _ in range(50):
+        step = (w + libm_log(w) - log_z) / (1 + 1 / w)
+        w = xp.where(going, w - step, w)
+        going = going & xp.logical_not(abs(step) <= 4e-16 * w)
+        if not xp.any(going):
+            break
+    return w
+
+
+def _w_halley(z: float) -> float:
     if z == 0:
         return 0.0
-    if z > math.e:  # log form: no exp(w), so no overflow however large z is
-        log_z = math.log(z)
-        w = log_z - math.log(log_z)
-        for _ in range(50):
-            step = (w + math.log(w) - log_z) / (1 + 1 / w)
-            w -= step
-            if abs(step) <= 4e-16 * w:
-                break
-        return w
     w = math.log1p(z)
     for _ in range(50):  # Halley on w·e^w = z
         ew = math.exp(w)
@@ -253,8 +275,9 @@ def lambert_w(z: float) -> float:
     return w
 
 
-def min_depth_exact(budget: float) -> float:
-    """Real L* solving L = log3(sqrt(N/(12L))) for the paper's block: L* = W(ln3·N/6)/(2·ln3)."""
+def min_depth_exact(budget):
+    """Real L* solving L = log3(sqrt(N/(12L))) for the paper's block: L* = W(ln3·N/6)/(2·ln3)
+    (a budget or an array of float budgets)."""
     return lambert_w(LN3 * budget / 6) / (2 * LN3)
 
 

@@ -1,4 +1,4 @@
-"""The vectorized threshold rule (planvec.plan_many) against the scalar planner, row by row.
+"""The threshold rule over budget arrays (plan_columns.plan_many) against one budget's plan, row by row.
 
 The reference is the scalar path itself (``planner.plan``, and its threshold steps
 ``theory_for`` / ``planned_shape`` where ``plan`` refuses a budget for its rule's recommendation,
@@ -15,7 +15,7 @@ from depthwidth.arch.presets import preset
 from depthwidth.errors import InputError
 from depthwidth.arch.hardware import Constraints, tp_sizes
 from depthwidth.advice.planner import PlanOptions, Spending, plan, planned_shape, theory_for
-from depthwidth.advice.planvec import plan_many, rule_refusals
+from depthwidth.advice.plan_columns import plan_many, rule_refusals
 from depthwidth.theory.separation import REGIME_CODES, regime
 
 PRESETS = ["vanilla", "gpt2", "llama", "mistral", "qwen2", "gemma", "mixtral", "deepseek"]
