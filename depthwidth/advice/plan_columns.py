@@ -80,8 +80,6 @@ def plan_many(budgets: Sequence[int], options: PlanOptions | None = None) -> Pla
     """The minimal depth and minimal-depth shape of ``planner.plan`` for every budget (whole
     numbers >= 1). Raises InputError only for options every budget would refuse (e.g. --count
     with-embeddings without a vocabulary); a refused budget is a row's ``error``."""
-    import numpy as np
-
     options = options or PlanOptions()
     values = [int(b) for b in budgets]
     if any(b < 1 for b in values):
@@ -93,10 +91,16 @@ def plan_many(budgets: Sequence[int], options: PlanOptions | None = None) -> Pla
     for i, b in enumerate(values):  # the preset's published size of each budget (presets.Preset.sizes)
         groups.setdefault(size_index(b), []).append(i)
     if len(groups) > 1:
-        return _merged(values, {size: ([values[i] for i in rows], rows) for size, rows in groups.items()}, options)
+        return _merged(values, [([values[i] for i in rows], rows) for rows in groups.values()], options)
+    return _one_size(values, options)
+
+
+def _one_size(values: list[int], options: PlanOptions) -> PlanColumns:
+    """``plan_many`` of budgets in one size of the preset (one block)."""
+    import numpy as np
+
     options = options.at_budget(values[0]) if values else options
-    spending, constraints = options.spending, options.constraints
-    n = len(values)
+    spending, n = options.spending, len(values)
     budget = np.array(values, dtype=object if n and max(values) >= EXACT_FLOAT else np.int64).reshape(n)
     model, depth, exact, width_exact = threshold(budget, spending)  # an impossible count raises here, once, as plan() would
     error = np.full(n, None, dtype=object)
@@ -114,11 +118,11 @@ def plan_many(budgets: Sequence[int], options: PlanOptions | None = None) -> Pla
                        width_exact=width_exact, regime_code=code, error=error, **out)
 
 
-def _merged(values: list[int], groups: dict, options: PlanOptions) -> PlanColumns:
+def _merged(values: list[int], groups: list, options: PlanOptions) -> PlanColumns:
     """``plan_many`` of budgets in different sizes of the preset: each size alone, put back in order."""
     import numpy as np
 
-    parts = [(rows, plan_many(part, options)) for part, rows in groups.values()]
+    parts = [(rows, _one_size(part, options)) for part, rows in groups]
     out = {"budget_count": parts[0][1].budget_count}
     for name in (f.name for f in fields(PlanColumns) if f.name != "budget_count"):
         arrays = [getattr(cols, name) for _, cols in parts]

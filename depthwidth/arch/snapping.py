@@ -138,6 +138,7 @@ class WidthsNear:
         self.deviation = [_ratio(facts.column(2, ids), budget, xp) - 1 for ids in self.fact]
         self.off = [abs(d) for d in self.deviation]
         self.distance = [abs(w - center) for w in self.width]
+        self._stacked: dict = {}
 
     def choose(self, allowed: list, tolerance: float = BUDGET_TOLERANCE):
         """The offset chosen among the allowed widths, -1 where none is: within ``tolerance`` of the
@@ -161,7 +162,9 @@ class WidthsNear:
             return values[chosen] if chosen >= 0 else math.nan
         import numpy as np
 
-        stacked = np.stack(values, axis=1)
+        stacked = self._stacked.get(id(values))
+        if stacked is None:  # each list is stacked once (the offsets' columns of one field)
+            stacked = self._stacked[id(values)] = np.stack(values, axis=1)
         picked = stacked[np.arange(stacked.shape[0]), np.maximum(chosen, 0)]
         return np.where(chosen >= 0, picked, np.nan)
 

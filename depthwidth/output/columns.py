@@ -16,6 +16,13 @@ def _spelled(values: list, style: str) -> list[str]:
     """Every value of one column as its cell text: ``scalar_text`` for CSV and --field, JSON for JSON."""
     kinds = set(map(type, values))
     if kinds == {int}:
+        if len(values) >= FAST_FLOATS:  # orjson spells integers as str does, five times faster (64-bit ones only)
+            import orjson
+
+            try:
+                return orjson.dumps(values)[1:-1].decode().split(",")
+            except orjson.JSONEncodeError:  # an integer past 64 bits
+                pass
         return list(map(str, values))
     if kinds == {float} and all(map(math.isfinite, values)):
         if len(values) < FAST_FLOATS:
