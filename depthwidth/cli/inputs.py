@@ -20,15 +20,14 @@ MAX_STDIN_LINES = 1_000_000  # lines of standard input, blank and comment lines 
 
 
 class Given(str):
-    """A value from standard input: its text, and where it came from (``standard input line 4``)."""
+    """A value from standard input: its text, and where it came from (``standard input line 4``,
+    spelled only when an error names it: 10^5 budgets read are 10^5 Givens)."""
 
-    where: str | None = None
+    line: int | None = None
 
-    @classmethod
-    def at(cls, text: str, where: str) -> "Given":
-        given = cls(text)
-        given.where = where
-        return given
+    @property
+    def where(self) -> str | None:
+        return None if self.line is None else f"standard input line {self.line}"
 
 
 def parse_each(values: list[str], parse: Callable) -> list:
@@ -94,7 +93,11 @@ def numbered_lines(text: str, segment: int = 1 << 20):
 def lines_of(text: str) -> list[Given]:
     """Non-blank, non-comment lines, each carrying its line number for error messages
     (``bad shape '12x0' (standard input line 4)``)."""
-    lines = [Given.at(line, f"standard input line {number}") for number, line in numbered_lines(text)]
+    lines = []
+    for number, line in numbered_lines(text):
+        given = Given(line)
+        given.line = number
+        lines.append(given)
     if len(lines) > MAX_STDIN_LINES:
         raise InputError("standard input", f"{len(lines):,} lines", f"at most {MAX_STDIN_LINES:,} lines in one call; split the input")
     if not lines:
