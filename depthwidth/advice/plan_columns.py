@@ -17,9 +17,10 @@ from dataclasses import dataclass, fields
 from typing import Sequence
 
 from ..arch.blocks import flops_per_token, kv_bytes_per_token, params_active, params_embedding, params_nonembedding
-from ..arch.hardware import tp_sizes, width_step
-from ..arch.snapping import BUDGET_TOLERANCE, EXACT_FLOAT, ShapeFacts, no_valid_shape
+from ..arch.hardware import tp_sizes
+from ..arch.snapping import BUDGET_TOLERANCE, ShapeFacts, no_valid_shape
 from ..errors import InputError
+from ..theory.num import EXACT_FLOAT
 from ..theory.separation import REGIME_CODES, regime_codes
 from .planner import PlanOptions, plan
 from .threshold import MAX_PLAN_WIDTH, below_every_shape, minimal_shape, refusals, threshold, too_large
@@ -170,7 +171,7 @@ def _shapes(out: dict, rows, budget, depth, width_exact, options: PlanOptions, e
     facts = ShapeFacts(spending, constraints)
     L, center, b = depth[rows], width_exact[rows], budget[rows]
     near, chosen = minimal_shape(b, L, center, facts)
-    too_small, refused = refusals(near, chosen, center, width_step(constraints, spending.head_dim))
+    too_small, refused = refusals(near, chosen, center, facts.step)
     fact = near.at(near.fact, chosen)
     deviation = near.at(near.deviation, chosen)
     for i in np.flatnonzero(too_small).tolist():  # below every valid shape: the refusal names the smallest budget it can plan

@@ -42,13 +42,13 @@ class Theory:
 def threshold(budget, spending: Spending):
     """(the block's count, minimal depth, real crossing L*, the width spending the budget at the
     minimal depth) for a whole budget or an int64/object array of them (Python ints past 2^53)."""
-    from ..theory.num import lib
+    from ..theory.num import exact_ratio, lib
 
     model = quadratic(spending)
     depth = block_min_depth(budget, model)
     floats = budget if budget.__class__ is int else _floats(budget)  # float(N), rounded once as Python rounds an int
     if spending.paper_block:  # L* = W(ln3·N/6)/(2·ln3); d = sqrt(N/(12·L)), the division correctly rounded
-        ratio = _ratio(budget, 12 * depth)
+        ratio = exact_ratio(budget, 12 * depth)
         return model, depth, min_depth_exact(floats), lib(ratio).sqrt(ratio)
     return model, depth, block_min_depth_exact(floats, model), model.width(floats, depth)
 
@@ -57,17 +57,6 @@ def _floats(budget):
     import numpy as np
 
     return np.array([float(b) for b in budget.tolist()]) if budget.dtype == object else budget.astype(np.float64)
-
-
-def _ratio(budget, divisor):
-    """budget / divisor as Python divides ints (correctly rounded), for numbers or arrays."""
-    if budget.__class__ is int:
-        return budget / divisor
-    import numpy as np
-
-    if budget.dtype == object:
-        return np.array([b / d for b, d in zip(budget.tolist(), divisor.tolist())], dtype=np.float64)
-    return budget.astype(np.float64) / divisor.astype(np.float64)
 
 
 def too_large(budget: int, spending: Spending, model: Quadratic) -> InputError:
@@ -128,14 +117,13 @@ def planned_shape(budget: int, spending: Spending, constraints: Constraints, the
     preset's fixed sizes) is refused, naming about the smallest budget these options can plan."""
     facts = ShapeFacts(spending, constraints)
     near, chosen = minimal_shape(budget, theory.min_depth, theory.width_exact, facts)
-    step = width_step(constraints, spending.head_dim)
-    too_small, refused = refusals(near, chosen, theory.width_exact, step)
+    too_small, refused = refusals(near, chosen, theory.width_exact, facts.step)
+    _, _, count, arch = facts.rows[near.fact[chosen]] if chosen >= 0 else facts.rows[0]
     if too_small:
-        raise below_every_shape(budget, spending, constraints, facts.rows[near.fact[chosen]][3], near.deviation[chosen])
+        raise below_every_shape(budget, spending, constraints, arch, near.deviation[chosen])
     if refused:
         raise no_valid_shape(spending, constraints, theory.min_depth, theory.width_exact)
-    fact = facts.rows[near.fact[chosen]]
-    return Snapped(fact[3], fact[2], near.deviation[chosen])
+    return Snapped(arch, count, near.deviation[chosen])
 
 
 def below_every_shape(budget: int, spending: Spending, constraints: Constraints, arch, deviation: float) -> InputError:

@@ -8,6 +8,7 @@ from ..errors import InputError
 from .hardware import Constraints, heads_ok, tp_conflicts, violations, width_step
 from .spending import Quadratic, Spending
 from ..theory.frozen import frozen
+from ..theory.num import EXACT_FLOAT
 
 BUDGET_TOLERANCE = 0.05  # recommended shapes and candidates stay within ±5% of the budget when possible
 DEPTH_BAND = 0.08  # depths within 8% of a target count as equally near when choosing the more shardable shape
@@ -60,9 +61,6 @@ def snapped_at(budget: int, spending: Spending, constraints: Constraints, depth:
 
 # ---- the width nearest the budget at a fixed depth, for one budget or many ----------------------------
 
-EXACT_FLOAT = 2**53  # ints below this convert to float64 exactly: int/int division then rounds once, as Python's does
-
-
 class ShapeFacts:
     """What ``valid_arch`` says of each (depth, width), built once however many budgets ask:
     (valid, shardability, the count the budget limits, the architecture or None). Fact 0 stands
@@ -70,6 +68,7 @@ class ShapeFacts:
 
     def __init__(self, spending: Spending, constraints: Constraints):
         self.spending, self.constraints = spending, constraints
+        self.step = width_step(constraints, spending.head_dim)  # widths are its multiples
         self.index: dict[tuple[int, int], int] = {}
         self.rows: list[tuple] = [(False, 0, 0, None)]
         self._tables: dict = {}
@@ -85,7 +84,7 @@ class ShapeFacts:
     def near(self, depth, k0) -> list:
         """For each offset s in -SNAP_SPAN..SNAP_SPAN, the fact of width (k0 + s)·step at ``depth``
         (a number, or one per budget: each distinct (depth, k) is built once)."""
-        step = width_step(self.constraints, self.spending.head_dim)
+        step = self.step
         if k0.__class__ is int:
             return [self.fact(depth, (k0 + s) * step) if k0 + s >= 1 else 0 for s in range(-SNAP_SPAN, SNAP_SPAN + 1)]
         import numpy as np
@@ -124,10 +123,10 @@ class WidthsNear:
     offset, each a number (one budget) or an array (one per budget), ``theory.num`` choosing."""
 
     def __init__(self, budget, depth, center, facts: ShapeFacts):
-        from ..theory.num import Scalars, lib
+        from ..theory.num import Scalars, exact_ratio, lib
 
         self.xp = xp = lib(center)
-        step = width_step(facts.constraints, facts.spending.head_dim)
+        step = facts.step
         # round(center / step), halves to even as Python's round and NumPy's rint
         k0 = max(1, round(center / step)) if xp is Scalars else xp.maximum(1, xp.rint(center / step)).astype(xp.int64)
         offsets = range(-SNAP_SPAN, SNAP_SPAN + 1)
@@ -135,7 +134,7 @@ class WidthsNear:
         self.width = [(k0 + s) * step for s in offsets]
         self.valid = [facts.column(0, ids) for ids in self.fact]
         self.shard = [facts.column(1, ids) for ids in self.fact]
-        self.deviation = [_ratio(facts.column(2, ids), budget, xp) - 1 for ids in self.fact]
+        self.deviation = [exact_ratio(facts.column(2, ids), budget) - 1 for ids in self.fact]
         self.off = [abs(d) for d in self.deviation]
         self.distance = [abs(w - center) for w in self.width]
         self._stacked: dict = {}
@@ -174,15 +173,6 @@ def _any(columns: list):
     for c in columns[1:]:
         out = out | c
     return out
-
-
-def _ratio(count, budget, xp):
-    """count / budget as Python rounds int / int (once): float64 division while both convert exactly."""
-    if count.__class__ is int or (count.dtype != object and budget.dtype != object):
-        return count / budget
-    import numpy as np
-
-    return np.array([c / b for c, b in zip(count.tolist(), budget.tolist())], dtype=np.float64).reshape(count.shape)
 
 
 def snap_depth(budget: int, spending: Spending, constraints: Constraints, model: Quadratic, target: float,

@@ -9,14 +9,14 @@ from .guard import write_output
 from .records import json_text, scalar_text
 from .stream import _csv_cell, _join_rows
 
-FAST_FLOATS = 1000  # a float column this long is spelled by orjson through NumPy (loaded already by `plan --brief`)
+FAST_COLUMN = 1000  # a number column this long is spelled by orjson (floats through NumPy, loaded already by `plan --brief`)
 
 
 def _spelled(values: list, style: str) -> list[str]:
     """Every value of one column as its cell text: ``scalar_text`` for CSV and --field, JSON for JSON."""
     kinds = set(map(type, values))
     if kinds == {int}:
-        if len(values) >= FAST_FLOATS:  # orjson spells integers as str does, five times faster (64-bit ones only)
+        if len(values) >= FAST_COLUMN:  # orjson spells integers as str does, five times faster (64-bit ones only)
             import orjson
 
             try:
@@ -25,7 +25,7 @@ def _spelled(values: list, style: str) -> list[str]:
                 pass
         return list(map(str, values))
     if kinds == {float} and all(map(math.isfinite, values)):
-        if len(values) < FAST_FLOATS:
+        if len(values) < FAST_COLUMN:
             return list(map(float.__repr__, values))
         import numpy as np
 

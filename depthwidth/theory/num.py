@@ -15,6 +15,7 @@ import contextlib
 import math
 
 _NUMBERS = frozenset((int, float, bool))
+EXACT_FLOAT = 2**53  # ints below this convert to float64 exactly: int/int division then rounds once, as Python's does
 
 
 class Scalars:
@@ -89,3 +90,15 @@ def libm_log(x):
     import numpy as np
 
     return np.fromiter(map(math.log, x.tolist()), np.float64, x.size).reshape(x.shape)
+
+
+def exact_ratio(a, b):
+    """a / b as Python divides two ints (the exact quotient, rounded once), for whole numbers or
+    arrays of them: int64 arrays (callers keep their values below 2^53, where float64 holds them
+    exactly (EXACT_FLOAT) and its division rounds the same) divide as floats; object arrays (Python ints past
+    2^53) divide element by element."""
+    if a.__class__ is int and b.__class__ is int or (a.dtype != object and b.dtype != object):
+        return a / b
+    import numpy as np
+
+    return np.array([x / y for x, y in zip(a.tolist(), b.tolist())], dtype=np.float64)
