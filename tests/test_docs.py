@@ -22,8 +22,8 @@ def test_readme_is_a_first_page():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(text.splitlines()) <= 300
     assert "pip install . && depthwidth plan --params 1e9" in text  # the two fresh-clone commands, as .ci/run runs them
-    assert 'pip install -e ".[test,plot]" && python -m pytest' in text
-    assert 'pip install -e ".[test,plot]" && python -m pytest' in (ROOT / ".ci" / "run").read_text()
+    assert 'pip install --upgrade -e ".[test,plot]" && python -m pytest -n auto' in text
+    assert 'pip install --upgrade -e ".[test,plot]" && python -m pytest -n auto' in (ROOT / ".ci" / "run").read_text()
 
 
 def test_cli_reference_is_what_help_says():

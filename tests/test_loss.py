@@ -43,10 +43,20 @@ def test_a_row_is_the_repository_value():
 
 
 def test_shipped_constants_are_the_fit_of_the_committed_data(rows):
+    """Tolerances from the fit's numerics, not last bits: another NumPy/SciPy (BLAS, LAPACK, the
+    finite-difference Jacobian of least_squares) moves the optimum within the optimizer's stopping
+    tolerance and the covariance within cond·sqrt(eps) of its scale. So the parameters must agree to
+    a negligible fraction of their own standard error, and the covariance normwise (an off-diagonal
+    entry near zero has no meaningful relative error: 5.6e-5 elementwise on NumPy 2.4 / SciPy 1.17)."""
     refit = lossfit.fit_penalty(rows)
-    for name in ("ln_k", "a", "b", "scatter"):
-        assert getattr(refit, name) == pytest.approx(getattr(SHIPPED, name), rel=1e-6, abs=1e-9), name
-    assert refit.cov == pytest.approx(SHIPPED.cov, rel=1e-5, abs=1e-12)
+    shipped_cov = np.array(SHIPPED.cov).reshape(3, 3)
+    sigma = np.sqrt(np.diag(shipped_cov))
+    for i, name in enumerate(("ln_k", "a", "b")):
+        assert abs(getattr(refit, name) - getattr(SHIPPED, name)) <= 1e-4 * sigma[i], name
+    assert refit.scatter == pytest.approx(SHIPPED.scatter, rel=1e-6)
+    scale = np.abs(shipped_cov).max()
+    tolerance = 10 * np.linalg.cond(shipped_cov) * math.sqrt(np.finfo(float).eps) * scale
+    assert np.abs(np.array(refit.cov).reshape(3, 3) - shipped_cov).max() <= tolerance
     assert (SHIPPED.points, SHIPPED.groups, SHIPPED.shapes) == (84, 20, 22)
 
 

@@ -101,9 +101,10 @@ def test_random_budgets_match_the_scalar_plan(arch, tp):
 @pytest.mark.slow
 @pytest.mark.parametrize("arch", PRESETS)
 def test_many_random_budgets_every_tp_and_count(arch):
-    for tp in (1, 2, 4, 8):
+    """The tensor-parallel degrees the test above leaves out (it takes 1 and 8), every count."""
+    for tp in (2, 4):
         for j, count in enumerate(counts_for(arch)):
-            assert_matches(log_uniform(1000 + PRESETS.index(arch) * 10 + tp + j, 40), options(arch, count, tp))
+            assert_matches(log_uniform(1000 + PRESETS.index(arch) * 10 + tp + j, 20), options(arch, count, tp))
 
 
 OVERRIDDEN = [
