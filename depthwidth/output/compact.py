@@ -45,10 +45,15 @@ def fit(columns: list[Column], width: int, show_header: bool = True) -> tuple[li
         shown.remove(droppable[0])
 
 
-def table(title: str | None, columns: list[Column], width: int, show_header: bool = True, more: str = "--wide") -> list[str]:
+def table(title: str | None, columns: list[Column], width: int, show_header: bool = True, more: str = "--wide",
+          under: list[str] | None = None) -> list[str]:
     """A titled table fitted to ``width``, with one line naming the columns left out and ``more``,
-    the option that shows them."""
+    the option that shows them; ``under``: a second line under each row (indented, folded to fit)."""
     lines, dropped = fit(columns, width, show_header)
+    if under is not None:
+        head = lines[:1] if show_header else []
+        body = lines[1:] if show_header else lines
+        lines = head + [line for row, extra in zip(body, under) for line in [row, *(wrapped(extra, width, "    ", "  ") if extra else [])]]
     out = ([title] if title else []) + lines
     if dropped:
         out += wrapped(f"({more}: also {', '.join(dropped)})", width)

@@ -5,7 +5,7 @@ Plain text, no Rich (as `plan`'s screen)."""
 from __future__ import annotations
 
 from . import compact
-from .formats import fmt_count, fmt_log3, fmt_width
+from .formats import fmt_count, fmt_width
 
 MODEL_ERROR = ("times from the performance model, each shape in its best layout (as `cost` and `plan`; median error "
                "5.7% on 56 published runs, docs/performance.md); loss vs the best shape of the size from the loss "
@@ -118,26 +118,21 @@ def compare_screen(c, w, width: int, explain: bool = False) -> str:
 
 def compare_explained(c, w, width: int) -> str:
     """`compare --explain`: the theory's detail and every note."""
-    shapes = [("deep", c.deep), ("shallow", c.shallow)]
-    cols = [compact.Column("", [label for label, _ in shapes], right=False),
-            compact.Column("shape", [f"{r.depth}x{r.width}x{r.heads}" for _, r in shapes], right=False),
-            compact.Column("12Ld²", [fmt_count(r.params_12Ld2) for _, r in shapes]),
-            compact.Column("log3 d", [f"{r.threshold_depth:.3f}" for _, r in shapes]),
-            compact.Column("regime", [r.regime for _, r in shapes], right=False),
-            compact.Column("log3 lower", [fmt_log3(r.log3_sep_lower, r.lower_vacuous) for _, r in shapes]),
-            compact.Column("log3 upper", [fmt_log3(r.log3_sep_upper) for _, r in shapes])]
+    from .tables import BOUND_WORDS, bound_columns
+
+    cols = bound_columns([c.deep, c.shallow], ["deep", "shallow"])
     lines = ["", *compact.table("Separation-rank bounds (Levine et al. 2020, Theorems 1-2)", cols, width), ""]
     at = f"at depth {c.shallow.depth}, heads {c.shallow.heads}"
     gap = "" if c.log3_gap is None else f" (log3 gap {c.log3_gap:,.3f})"
-    lines += compact.labelled("verdict", c.verdict + gap, width, 10)
+    lines += compact.labelled("verdict", c.verdict + gap, width, 11)
     lines += compact.labelled("replicate", f"width {_width_text(c.replicate_width, c.replicate_log10_width)} {at} "
-                              f"({c.replicate_basis}): necessary, not sufficient", width, 10)
+                              f"({c.replicate_basis}): necessary, not sufficient", width, 11)
     lines += compact.labelled("surpass", f"width {_width_text(c.surpass_width, c.surpass_log10_width)} {at} "
-                              f"({c.surpass_basis})", width, 10)
+                              f"({c.surpass_basis})", width, 11)
     lines += compact.labelled("empirical", f"depth for the size by the Levine et al. fit: deep {c.deep_empirical_depth:.1f}, "
                               f"shallow {c.shallow_empirical_depth:.1f}; params ratio deep/shallow {c.params_ratio:.4g}",
-                              width, 10)
-    extra = [MODEL_ERROR, *w.loss_notes,
+                              width, 11)
+    extra = [BOUND_WORDS, MODEL_ERROR, *w.loss_notes,
              "the JSON's cost fields are run_costs at the flat --mfu and the layout given (--tp, --pp, --zero, --recompute); "
              "this screen's are the performance model's"]
     return compact.text([*lines, "", *compact.notes([*c.notes, *extra], width)])
