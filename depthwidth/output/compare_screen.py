@@ -21,7 +21,9 @@ def _ratio(a: float, b: float) -> str:
 
 
 def _days_text(t, unit: str) -> str:
-    return "never" if t is None else (f"{compact.days(t)} days" if unit == "days" else f"{compact.hours(t)} GPU-hours")
+    if t is None:
+        return "never"
+    return (f"{t:,.1f}" if t >= 1 else f"{t:.3g}") + " days" if unit == "days" else f"{compact.hours(t)} GPU-hours"
 
 
 def verdict_sentence(c) -> str:
@@ -52,10 +54,12 @@ def _why(w, names: dict) -> str:
     if getattr(b.costs, "fits_on_gpu", True) is False and getattr(a.costs, "fits_on_gpu", True) is not False:
         return f"{names[other.label]} does not fit in the GPU's memory in any layout searched"
     speed = _speed(b.time / a.time if a.time else 1.0)
+    tie = ("a near tie (within 5%, inside the models' errors): " if a.to_target and b.to_target / a.to_target < 1.05 else "")
+    if a.penalty[0] <= b.penalty[0] and "slower" in speed:
+        return f"{tie}it is {speed}, but predicted closer to the best shape's loss, so it needs fewer extra tokens to reach it"
     if a.penalty[0] <= b.penalty[0]:
-        return (f"it is predicted closer to the best shape's loss, and {speed}"
-                + (", so it needs fewer extra tokens than the other" if "slower" in speed else ""))
-    return (f"its predicted loss is higher, but it is {speed}, so the extra tokens that make up its penalty still "
+        return f"{tie}it is predicted closer to the best shape's loss, and {speed}"
+    return (f"{tie}its predicted loss is higher, but it is {speed}, so the extra tokens that make up its penalty still "
             "finish first")
 
 

@@ -21,17 +21,25 @@ def _loss(r) -> str:
     return f"+{value:.2%} [{low:.1%}, {high:.1%}]"
 
 
+NAME_CELL = 16  # a longer name (a config's path) is shown as LxD, the name in full on the row's second line
+
+
+def _name(r) -> str:
+    return r["shape"] if len(r["shape"]) <= NAME_CELL else f"{r['depth']}x{r['width']}"
+
+
 def _layout(r) -> str:
     lay = r["layout"]
+    named = "" if len(r["shape"]) <= NAME_CELL else f"{r['shape']}: "
     degrees = " x ".join(f"{k} {lay[k]}" for k in ("tp", "cp", "pp", "dp") if k != "cp" or lay[k] > 1)
-    return f"layout {degrees}, micro-batch {lay['micro_batch']}, recompute {lay['recompute']}, ZeRO {lay['zero']}"
+    return f"{named}layout {degrees}, micro-batch {lay['micro_batch']}, recompute {lay['recompute']}, ZeRO {lay['zero']}"
 
 
 def _columns(records) -> list:
     """The columns the records carry, each with the order it gives way in (0: never)."""
     C = compact.Column
     get = lambda name, fmt: [fmt(r.get(name)) for r in records]
-    columns = [C("shape", [r["shape"] for r in records], right=False),
+    columns = [C("shape", [_name(r) for r in records], right=False),
                C("step s", get("step_seconds", lambda v: f"{v:.3g}"), drop=6),
                C("tokens/s", get("tokens_per_second", lambda v: f"{v:,.0f}"), drop=3),
                C("MFU", get("mfu", lambda v: f"{v:.1%}")),

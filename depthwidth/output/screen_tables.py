@@ -83,6 +83,9 @@ def _inspect_lines(r) -> tuple[list[tuple[str, str]], list[str]]:
     return [(label, text) for label, text in lines if text], missing
 
 
+VOCAB_FIGURES = {"embedding params", "params with embeddings", "vocabulary"}
+
+
 def _run_line(r) -> str:
     """Training FLOPs and time (with --tokens), memory per GPU and KV cache per sequence of a shape record."""
     parts = [] if r.train_flops is None else [f"train FLOPs {r.train_flops:.3g}"]
@@ -106,8 +109,9 @@ def inspect_tables(records):
         lines, missing = _inspect_lines(r)
         notes = list(r.notes)
         if missing:
-            notes.append(f"not given: {', '.join(missing)} (this config does not say enough to count them; the notes "
-                         "above say what was read)")
+            why = ("the config gives no vocabulary size" if r.vocab is None and set(missing) <= VOCAB_FIGURES
+                   else "this config does not say enough to count them; the notes above say what was read")
+            notes.append(f"not given: {', '.join(missing)} ({why})")
         if getattr(r, "train_memory_per_gpu_bytes", None) is not None and r.train_flops is None:
             notes.append("no --tokens: no training FLOPs or time (a training length gives them)")
         out += [f"{r.source}" + (f" ({r.model_type})" if r.model_type else "")]
