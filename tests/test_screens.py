@@ -95,7 +95,7 @@ def test_compare_names_the_shape_to_train_with_costs_figures(deep, shallow, toke
     assert _section(text, "train").startswith(f"{names[pick]} ({['deep', 'shallow'][pick]}):")
     assert ("no --tokens: 20/param" in text) is (tokens is None)
     loss = _row(text, "loss vs best [95%]")
-    days = _row(text, next(line.split("  ")[0] for line in text.splitlines() if line.startswith("days at ")))
+    days = [cell.split()[0] for cell in _row(text, next(line.split("  ")[0] for line in text.splitlines() if line.startswith("days at ")))]
     for i, c in enumerate(costs):
         assert loss[i].startswith(f"{c['loss_vs_best']:+.1%} ["), (loss[i], c["loss_vs_best"])
         expected = c["train_days"]

@@ -92,16 +92,15 @@ def _figures(c, w, width: int) -> list[str]:
         ("loss vs best [95%]", lambda r, s: compact.pct_interval(*s.targeted.penalty)),
         (f"{'days' if w.sides[0].targeted.unit == 'days' else 'GPU-hours'} to target loss",
          lambda r, s: _days_text(s.targeted.to_target, s.targeted.unit).split(" ")[0]),
-        (f"days at {fmt_count(w.tokens)} tokens", lambda r, s: compact.days(s.record["train_days"])),
-        ("GPU-hours", lambda r, s: compact.hours(s.record["train_gpu_hours"])),
+        (f"days at {fmt_count(w.tokens)} tokens", lambda r, s: f"{compact.days(s.record['train_days'])} "
+         f"({compact.hours(s.record['train_gpu_hours'])} GPU-h)"),
         ("step time, MFU", lambda r, s: f"{s.record['step_seconds']:.3g} s, {s.record['mfu']:.2f}"),
         ("layout", lambda r, s: _layout(s.record["layout"])),
         ("memory per GPU", lambda r, s: f"{compact.gb(s.record['train_memory_per_gpu_bytes'])} GB"
          + ("" if getattr(s.targeted.costs, "fits_on_gpu", True) else " (NO fit)")),
         ("decode latency", lambda r, s: "-" if s.record["decode_seconds_per_token"] is None
          else f"{s.record['decode_seconds_per_token'] * 1e3:.2f} ms/token"),
-        ("params", lambda r, s: fmt_count(s.params)),
-        ("regime", lambda r, s: r.regime),
+        ("params, regime", lambda r, s: f"{fmt_count(s.params)}, {r.regime}"),
     ]
     columns = [compact.Column("", [label for label, _ in rows], right=False)]
     columns += [compact.Column(f"{_shape(r)} ({label})", [cell(r, s) for _, cell in rows], right=False)

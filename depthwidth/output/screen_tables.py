@@ -38,8 +38,8 @@ def models_tables(records, full: bool = False):
     if len(shown) < len(records):
         lines += compact.wrapped(f"... and {len(records) - len(shown)} more: --all lists every model with every column; "
                                  "--filter, --min-params or --max-params narrow the list", width)
-    words = ("params: non-embedding, counted from each model's block; loss vs best: the loss model's predicted penalty "
-             "against the best shape of its size (fitted on 50M-2B parameters, extrapolated beyond; docs/loss.md)")
+    words = ("params: non-embedding, by each model's block; loss vs best: the loss model's penalty against the best "
+             "shape of its size (fitted on 50M-2B, extrapolated beyond; docs/loss.md)")
     yield compact.text(lines + compact.wrapped(f"({words})", min(width, screen_width())))
 
 
