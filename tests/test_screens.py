@@ -173,3 +173,19 @@ def test_inspect_llama31_reads_its_shape(monkeypatch):
     text = screen(["inspect", LLAMA31], monkeypatch)
     assert "32x4096x32, 8 KV heads; feed-forward 14,336 (gated)" in text  # the published config.json
     assert "128,256" in text and "no --tokens: no training FLOPs or time" in text
+
+
+@pytest.mark.parametrize("name", ["compare", "cost-one", "sweep", "bounds", "equiv", "models"])
+def test_one_screen_tables_load_no_rich_or_numpy(name):
+    """Cold start (benchmarks/run.py startup: every table <= 2.0x the `import typer` floor): the
+    screens are plain text, so no Rich; the performance model and the theory run on plain numbers."""
+    from test_startup import cli_modules
+
+    packages = cli_modules(DEFAULTS[name])
+    assert not packages & {"rich", "numpy", "scipy", "pydantic"}, packages & {"rich", "numpy", "scipy", "pydantic"}
+
+
+def test_compare_explain_loads_no_rich_either():
+    from test_startup import cli_modules
+
+    assert "rich" not in cli_modules([*DEFAULTS["compare"], "--explain"])
