@@ -73,10 +73,14 @@ def _decision(c, w, width: int) -> list[str]:
     train = (f"{names[pick.label]} ({pick.label}): it reaches the best {fmt_count(w.target_params)}-parameter shape's "
              f"loss first, in {_days_text(a.to_target, a.unit)} against {_days_text(b.to_target, b.unit)} for "
              f"{names[other.label]}, on {where} at {tokens}")
-    if not (getattr(a.costs, "fits_on_gpu", True) and getattr(b.costs, "fits_on_gpu", True)):
-        train += "; a shape that does NOT fit on the GPU ranks last"
+    if getattr(a.costs, "fits_on_gpu", True) is False:  # a shape that fits ranks first: neither does
+        train += f"; NEITHER fits in the GPU's memory in any layout on {w.gpus:,} GPUs (more --gpus)"
     return [*compact.labelled("train", train, width), *compact.labelled("why", _why(w, names), width),
             *compact.labelled("theory", verdict_sentence(c), width)]
+
+
+def _seconds(value: float) -> str:
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
 
 
 def _layout(lay: dict) -> str:
@@ -94,7 +98,7 @@ def _figures(c, w, width: int) -> list[str]:
          lambda r, s: _days_text(s.targeted.to_target, s.targeted.unit).split(" ")[0]),
         (f"days at {fmt_count(w.tokens)} tokens", lambda r, s: f"{compact.days(s.record['train_days'])} "
          f"({compact.hours(s.record['train_gpu_hours'])} GPU-h)"),
-        ("step time, MFU", lambda r, s: f"{s.record['step_seconds']:.3g} s, {s.record['mfu']:.2f}"),
+        ("step time, MFU", lambda r, s: f"{_seconds(s.record['step_seconds'])} s, {s.record['mfu']:.2f}"),
         ("layout", lambda r, s: _layout(s.record["layout"])),
         ("memory per GPU", lambda r, s: f"{compact.gb(s.record['train_memory_per_gpu_bytes'])} GB"
          + ("" if getattr(s.targeted.costs, "fits_on_gpu", True) else " (NO fit)")),
