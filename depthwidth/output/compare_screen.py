@@ -109,7 +109,14 @@ def _figures(c, w, width: int) -> list[str]:
     columns = [compact.Column("", [label for label, _ in rows], right=False)]
     columns += [compact.Column(f"{_shape(r)} ({label})", [cell(r, s) for _, cell in rows], right=False)
                 for label, r, s in shown]
-    return compact.table(None, columns, width)
+    lines = compact.table(None, columns, width)
+    if max(map(len, lines)) <= width:
+        return lines
+    stacked = []  # a terminal too narrow for the two side by side: one shape after the other
+    for column in columns[1:]:
+        stacked += [column.header, *compact.table(None, [compact.Column("", ["  " + c for c in columns[0].cells], right=False),
+                                                        compact.Column("", column.cells, right=False)], width, show_header=False)]
+    return stacked
 
 
 def compare_screen(c, w, width: int, explain: bool = False) -> str:
@@ -119,7 +126,7 @@ def compare_screen(c, w, width: int, explain: bool = False) -> str:
     if not w.modeled:
         lines += compact.wrapped("times at the --mfu given, in the layout given (not the performance model)", width)
     if not explain:
-        lines.append("--explain: the bounds, the replicate and surpass widths and every rule's note")
+        lines += compact.wrapped("--explain: the bounds, the replicate and surpass widths and every rule's note", width)
     return compact.text(lines)
 
 
