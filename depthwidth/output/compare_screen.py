@@ -76,7 +76,15 @@ def _decision(c, w, width: int) -> list[str]:
     if getattr(a.costs, "fits_on_gpu", True) is False:  # a shape that fits ranks first: neither does
         train += f"; NEITHER fits in the GPU's memory in any layout on {w.gpus:,} GPUs (more --gpus)"
     return [*compact.labelled("train", train, width), *compact.labelled("why", _why(w, names), width),
-            *compact.labelled("theory", verdict_sentence(c), width)]
+            *compact.labelled("theory", verdict_sentence(c), width),
+            *(line for r in (c.deep, c.shallow) if r.width % r.heads for line in compact.labelled("note", _uneven(r), width))]
+
+
+def _uneven(r) -> str:
+    """A shape whose heads do not divide its width is counted, and so timed, as one head of the whole width."""
+    near = -(-r.width // r.heads) * r.heads
+    return (f"{_shape(r)}'s {r.heads} heads do not divide its width: it is timed as one head of {r.width:,} (as the "
+            f"paper counts it), which understates its attention's time; {r.depth}x{near}x{r.heads} is timed as trained")
 
 
 def _seconds(value: float) -> str:
