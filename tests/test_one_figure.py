@@ -60,6 +60,7 @@ def test_inspect_prints_the_flops_per_token_its_total_is_made_of():
 def test_sweep_memory_is_in_gb_like_plan():
     rows = json.loads(run("sweep", "--params", "1e9", "--count", "2", "--tokens", "2e10", "--format", "json").stdout)
     table = run("sweep", "--params", "1e9", "--count", "2", "--tokens", "2e10", columns="200").stdout
-    assert "GiB" not in table
+    assert "GiB" not in table and "GB/GPU" in table  # issue 45: the unit in the header, as plan's screen
     for r in rows:
-        assert f"{r['train_memory_per_gpu_bytes'] / 1e9:,.1f} GB" in table
+        line = next(line for line in table.splitlines() if line.startswith(r["id"]))
+        assert f" {r['train_memory_per_gpu_bytes'] / 1e9:,.1f}" in line

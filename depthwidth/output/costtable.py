@@ -1,49 +1,72 @@
-"""The table of `depthwidth cost` records (issue 30): one line per shape, then the notes once."""
+"""The table of `depthwidth cost` records (issues 30, 45): one line per shape with its layout on a
+second line, fitted to the screen (``compact``: the columns ranked last give way, ``--wide`` shows
+them), then the notes once."""
 from __future__ import annotations
+
+from . import compact
+
+MODEL_ERROR_NOTE = ("model error on 56 published runs: median 5.7%, 53 of 56 within 25% (docs/performance.md); "
+                    "times are a healthy cluster's steady state")
 
 
 def _days(value) -> str:
-    return "n/a" if value is None else (f"{value:,.1f}" if value >= 1 else f"{value * 24:,.1f} h")
+    return "-" if value is None else (f"{value:,.1f}" if value >= 1 else f"{value * 24:,.1f} h")
 
 
 def _loss(r) -> str:
     """The loss penalty with its ~95% interval (docs/loss.md)."""
     value, low, high = r.get("loss_vs_best"), r.get("loss_vs_best_low"), r.get("loss_vs_best_high")
     if value is None:
-        return "n/a"
+        return "-"
     return f"+{value:.2%} [{low:.1%}, {high:.1%}]"
 
 
-def cost_tables(records):
-    """The layout, step time, throughput, MFU/HFU, memory and (with --tokens) days per shape; serving
-    columns with --serve; the predicted-vs-billed note with every time figure."""
-    from .fitting import FittedTable
-    from .tables import _notes
+NAME_CELL = 16  # a longer name (a config's path) is shown as LxD, the name in full on the row's second line
 
-    serve = any(r.get("decode_seconds_per_token") is not None for r in records)
-    timed = any(r.get("train_days") is not None for r in records)
-    target = any(r.get("time_to_target_days") is not None for r in records)
-    columns = ["shape", "layout tp/pp/dp/cp mb rc zero", "step s", "tokens/s", "MFU", "HFU", "GB/GPU", "loss vs best"]
-    columns += ["days", "GPU-hours"] if timed else []
-    columns += ["days to target"] if target else []
-    if serve:
-        columns += ["prefill s", "decode ms/token", "decode tokens/s"]
-    rows = []
-    for r in records:
-        lay = r["layout"]
-        row = [r["shape"], f"{lay['tp']}/{lay['pp']}/{lay['dp']}/{lay['cp']} mb{lay['micro_batch']} {lay['recompute']} z{lay['zero']}",
-               f"{r['step_seconds']:.3g}", f"{r['tokens_per_second']:,.0f}", f"{r['mfu']:.1%}", f"{r['hfu']:.1%}",
-               f"{r['train_memory_per_gpu_bytes'] / 1e9:.1f}", _loss(r)]
-        if timed:
-            row += [_days(r["train_days"]), "n/a" if r["train_gpu_hours"] is None else f"{r['train_gpu_hours']:,.0f}"]
-        if target:
-            row += [_days(r.get("time_to_target_days"))]
-        if serve:
-            row += [f"{r['prefill_seconds']:.3g}", f"{r['decode_seconds_per_token'] * 1e3:.2f}", f"{r['decode_tokens_per_second']:,.0f}"]
-        rows.append(row)
+
+def _name(r) -> str:
+    return r["shape"] if len(r["shape"]) <= NAME_CELL else f"{r['depth']}x{r['width']}"
+
+
+def _layout(r) -> str:
+    lay = r["layout"]
+    named = "" if len(r["shape"]) <= NAME_CELL else f"{r['shape']}: "
+    degrees = " x ".join(f"{k} {lay[k]}" for k in ("tp", "cp", "pp", "dp") if k != "cp" or lay[k] > 1)
+    return f"{named}layout {degrees}, micro-batch {lay['micro_batch']}, recompute {lay['recompute']}, ZeRO {lay['zero']}"
+
+
+def _columns(records) -> list:
+    """The columns the records carry, each with the order it gives way in (0: never)."""
+    C = compact.Column
+    get = lambda name, fmt: [fmt(r.get(name)) for r in records]
+    columns = [C("shape", [_name(r) for r in records], right=False),
+               C("step s", get("step_seconds", lambda v: f"{v:.3g}"), drop=6),
+               C("tokens/s", get("tokens_per_second", lambda v: f"{v:,.0f}"), drop=3),
+               C("MFU", get("mfu", lambda v: f"{v:.1%}")),
+               C("HFU", get("hfu", lambda v: f"{v:.1%}"), drop=1),
+               C("GB/GPU", get("train_memory_per_gpu_bytes", compact.gb)),
+               C("loss vs best", [_loss(r) for r in records])]
+    if any(r.get("train_days") is not None for r in records):
+        columns += [C("days", get("train_days", _days)), C("GPU-hours", get("train_gpu_hours", compact.hours), drop=4)]
+    if any(r.get("time_to_target_days") is not None for r in records):
+        columns += [C("target days", get("time_to_target_days", _days))]
+    if any(r.get("decode_seconds_per_token") is not None for r in records):
+        columns += [C("prefill s", get("prefill_seconds", lambda v: "-" if v is None else f"{v:.3g}"), drop=5),
+                    C("ms/token", get("decode_seconds_per_token", lambda v: "-" if v is None else f"{v * 1e3:.2f}")),
+                    C("decode tokens/s", get("decode_tokens_per_second", lambda v: "-" if v is None else f"{v:,.0f}"), drop=2)]
+    return columns
+
+
+def cost_tables(records):
+    """Step time, MFU, memory, the loss penalty and (with --tokens) days per shape, its layout beneath;
+    serving columns with --serve; the predicted-vs-billed note with every time figure."""
+    from .screen import screen_width
+
+    width = screen_width()
     first = records[0] if records else {}
-    title = f"cost on {first.get('gpus', '?')} x {first.get('gpu', '?')}, context {first.get('context', '?'):,}" if records else "cost"
-    yield FittedTable(title, columns, rows, frozenset(columns[2:]), True)
-    yield _notes([n for r in records for n in r["notes"]] + [
-        "model error on 56 published runs: median 5.7%, 53 of 56 within 25% (docs/performance.md); "
-        "times are a healthy cluster's steady state"])
+    title = f"cost on {first.get('gpus', '?')} x {first.get('gpu', '?')}, context {first.get('context', 0):,}" if records else "cost"
+    lines = compact.table(title, _columns(records), width, under=[_layout(r) for r in records])
+    notes = [n for r in records for n in r["notes"]] + [MODEL_ERROR_NOTE]
+    if not any(r.get("train_days") is not None for r in records):
+        notes.append("no --tokens: no days or GPU-hours (a training length gives them)")
+    yield compact.text(lines + compact.notes(notes, width))

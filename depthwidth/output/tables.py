@@ -35,14 +35,6 @@ def _notes(notes: Iterable[str], title: str = "Notes"):
     return Text(title + ":\n" + "\n".join(f"  - {n}" for n in lines) + "\n") if lines else Text("")
 
 
-SHAPE_COLUMNS = ["shape", "params 12Ld²", "log3 d", "regime", "log3 sep lower", "log3 sep upper"]
-
-
-def _shape_row(r) -> list[str]:
-    return [f"{r.depth}x{r.width}x{r.heads}", fmt_count(r.params_12Ld2), f"{r.threshold_depth:.3f}", r.regime,
-            fmt_log3(r.log3_sep_lower, r.lower_vacuous), fmt_log3(r.log3_sep_upper)]
-
-
 def _said(text: str) -> str:
     """A plain verdict, wrapped to the table width, said once above the table (issue 32)."""
     import textwrap
@@ -69,11 +61,36 @@ def bounds_verdict(records) -> str:
                  "Levine et al. 2020), not predictions of loss.")
 
 
+def bound_columns(records, labels: list[str] | None = None) -> list:
+    """The theory's columns of shape records (``compact.Column``), ``labels`` first when given; a
+    bound the theorems do not give is "-" (each record's notes say why)."""
+    from . import compact
+
+    C = compact.Column
+    log3 = lambda value, vacuous=False: "-" if value is None else fmt_log3(value, vacuous)
+    return ([C("", labels, right=False)] if labels else []) + [
+        C("shape", [f"{r.depth}x{r.width}x{r.heads}" for r in records], right=False),
+        C("12Ld²", [fmt_count(r.params_12Ld2) for r in records], drop=2),
+        C("log3 d", [f"{r.threshold_depth:.3f}" for r in records], drop=1),
+        C("regime", [r.regime for r in records], right=False),
+        C("log3 lower", [log3(r.log3_sep_lower, r.lower_vacuous) for r in records]),
+        C("log3 upper", [log3(r.log3_sep_upper) for r in records])]
+
+
+BOUND_WORDS = ("12Ld²: the paper's parameter count 12·L·d²; log3 d: the threshold depth (depth-efficient below it); "
+               "log3 lower/upper: log3 of the separation-rank bounds")
+
+
 def bounds_tables(records):
+    """`bounds`: the verdict in words, the bounds fitted to the screen, the notes once."""
+    from . import compact
+    from .screen import screen_width
+
+    width = screen_width()
+    lines = compact.table("Separation-rank bounds (Levine et al. 2020, Theorems 1-2)", bound_columns(records), width)
+    notes = [f"{r.depth}x{r.width}x{r.heads}: {n}" for r in records for n in r.notes] + [BOUND_WORDS]
     yield bounds_verdict(records)
-    yield _table("Separation-rank bounds (Levine et al. 2020, Theorems 1-2)", SHAPE_COLUMNS,
-                 map(_shape_row, records), right={"params 12Ld²", "log3 d", "log3 sep lower", "log3 sep upper"})
-    yield _notes(f"{r.depth}x{r.width}x{r.heads}: {n}" for r in records for n in r.notes)
+    yield compact.text(lines + compact.notes(notes, width))
 
 
 def _block_text(r, prefix: str = "") -> str:
@@ -105,87 +122,47 @@ def _cost_text(r, prefix: str = "") -> str:
             f"KV cache/sequence {fmt_bytes(get('kv_cache_bytes_per_sequence'))}")
 
 
-COST_COLUMNS = ["tokens", "train FLOPs", "GPU-hours", "days", "memory/GPU", "fits", "KV/seq"]
-
-
-def _cost_cells(r) -> list:
-    """The cost fields of a shape record as table cells (COST_COLUMNS)."""
-    get = lambda name: getattr(r, name, None)
-    return [fmt_count(get("tokens")), "n/a" if get("train_flops") is None else f"{get('train_flops'):.3g}",
-            "n/a" if get("train_gpu_hours") is None else f"{get('train_gpu_hours'):,.0f}",
-            "n/a" if get("train_days") is None else f"{get('train_days'):,.1f}",
-            fmt_bytes(get("train_memory_per_gpu_bytes")), _fits(get("fits_on_gpu")), fmt_bytes(get("kv_cache_bytes_per_sequence"))]
-
-
-def _hours(value) -> str:
-    return "n/a" if value is None else f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
-
-
 def sweep_tables(rows):
     """`sweep`: the iso-budget shapes, one row each (the loss column is for the user's runs); with
-    --tokens, the costs of each run; a row off the budget is marked."""
+    --tokens, the loss penalty and costs of each run; a row off the budget is marked. Fitted to the
+    screen (``compact``): the columns ranked last give way, ``--wide`` shows them all."""
+    from . import compact
+    from .screen import screen_width
+
+    width = screen_width()
+    C = compact.Column
     costs = bool(rows) and hasattr(rows[0], "train_flops")
-    columns = ["id", "depth", "width", "heads", "KV", "ffn", "params", "vs budget", "d/L", "tp"] + \
-        (["GPU-hours", "days", "memory/GPU", "fits"] if costs else ["FLOPs/token", "KV bytes/token", "regime"])
     counted = lambda r: fmt_count(getattr(r, r.budget_count))
-    body = []
-    for r in rows:
-        line = [r.id, str(r.depth), f"{r.width:,}", str(r.heads), str(r.kv_heads), f"{r.ffn:,}", counted(r),
-                styled(f"{r.budget_deviation:+.1%}" + ("" if r.within_tolerance else " !"), None if r.within_tolerance else "yellow"),
-                f"{r.aspect_ratio:.1f}", _tp_text(r.tp_sizes)]
-        if costs:  # the per-token columns give way to the run's (JSON and CSV keep both)
-            line += [_hours(r.train_gpu_hours), _hours(r.train_days), f"{r.train_memory_per_gpu_bytes / 1e9:,.1f} GB",
-                     "yes" if r.fits_on_gpu else styled("no", "yellow")]
-        else:
-            line += [fmt_count(r.flops_per_token), "n/a" if r.kv_bytes_per_token is None else f"{r.kv_bytes_per_token:,}", r.regime]
-        body.append(line)
+    columns = [C("id", [r.id for r in rows], right=False), C("depth", [str(r.depth) for r in rows], drop=8),
+               C("width", [f"{r.width:,}" for r in rows], drop=7), C("heads", [str(r.heads) for r in rows], drop=5),
+               C("KV", [str(r.kv_heads) for r in rows], drop=4), C("ffn", [f"{r.ffn:,}" for r in rows], drop=6),
+               C("params", [counted(r) for r in rows]),
+               C("vs budget", [f"{r.budget_deviation:+.1%}" + ("" if r.within_tolerance else " !") for r in rows]),
+               C("d/L", [f"{r.aspect_ratio:.1f}" for r in rows], drop=9),
+               C("tp", [_tp_text(r.tp_sizes) for r in rows], right=False, drop=1)]
+    if costs:  # the per-token columns give way to the run's (JSON and CSV keep both)
+        loss = lambda r: "-" if getattr(r, "loss_vs_best", None) is None else f"{r.loss_vs_best:+.1%}"
+        columns += [C("loss vs best", [loss(r) for r in rows]),
+                    C("MFU", ["-" if getattr(r, "mfu", None) is None else f"{r.mfu:.2f}" for r in rows], drop=3),
+                    C("GPU-hours", [compact.hours(r.train_gpu_hours) for r in rows], drop=2),
+                    C("days", [compact.days(r.train_days) for r in rows]),
+                    C("GB/GPU", [compact.gb(r.train_memory_per_gpu_bytes) + ("" if r.fits_on_gpu else " NO") for r in rows])]
+    else:
+        columns += [C("FLOPs/token", [fmt_count(r.flops_per_token) for r in rows], drop=3),
+                    C("KV bytes/token", ["-" if r.kv_bytes_per_token is None else f"{r.kv_bytes_per_token:,}" for r in rows], drop=2),
+                    C("regime", [r.regime for r in rows], right=False)]
     title = "Iso-budget sweep" + (f" ({COUNT_WORDS.get(rows[0].budget_count, rows[0].budget_count)} parameters)" if rows else "")
-    yield _table(title, columns, body, right={"depth", "width", "heads", "KV", "ffn", "params", "vs budget", "d/L", "FLOPs/token",
-                                               "KV bytes/token", "GPU-hours", "days", "memory/GPU"})
     layout = getattr(rows, "layout", "")
-    yield _notes(([f"attention layout: {layout}"] if layout else [])
-                 + [f"{r.id}: {r.note}" for r in rows if r.note]
-                 + ([("costs: each row in its best layout on --gpus (one node without) of --gpu, timed by the performance "
-                      "model (docs/performance.md; JSON: mfu, tokens_per_second, layout)") if any(getattr(r, "mfu", None) for r in rows)
-                     else "costs: costs.run_costs with the --tokens, --gpu, --gpus, --tp, --pp, --zero, --recompute, --mfu and "
-                     "--context given (days need --gpus)"] if costs else [])
-                 + ["train each row, fill in the loss column (CSV or JSON), then: depthwidth fit RESULTS --save rule.json"])
-
-
-COMPARE_WORDS = {
-    "deep-more-expressive": "Proven: the deep shape can express functions the shallow one cannot (its separation-rank lower "
-                            "bound clears the other's upper bound by {gap} in log3)",
-    "shallow-more-expressive": "Proven: the shallow shape can express functions the deep one cannot (its separation-rank lower "
-                               "bound clears the other's upper bound by {gap} in log3)",
-    "no-provable-separation": "Nothing is proven either way: the bounds of the two shapes overlap (by {gap} in log3), so "
-                              "the theory says neither can express more, nor that they are equal",
-}
-
-
-def compare_verdict(c) -> str:
-    gap = "an unknown margin" if c.log3_gap is None else f"{abs(c.log3_gap):,.1f}"
-    return _said(COMPARE_WORDS[c.verdict].format(gap=gap) + "; the replicate width below is necessary, not sufficient "
-                 "(narrower cannot match the deep shape, that wide need not).")
-
-
-def compare_tables(c):
-    yield compare_verdict(c)
-    rows = [[label] + _shape_row(r) for label, r in (("deep", c.deep), ("shallow", c.shallow))]
-    yield _table("Compare", ["", *SHAPE_COLUMNS], rows, right={"params 12Ld²", "log3 d", "log3 sep lower", "log3 sep upper"})
-    gap = "n/a" if c.log3_gap is None else f"{c.log3_gap:,.3f}"
-    at = f"at depth {c.shallow.depth}, heads {c.shallow.heads}"
-    yield _table("Verdict", ["", ""], [
-        ["verdict", c.verdict],
-        ["log3 gap", gap],
-        ["params ratio (deep/shallow)", f"{c.params_ratio:.4g}"],
-        [f"replicate width {at} ({c.replicate_basis})", fmt_width(c.replicate_width, c.replicate_log10_width)],
-        [f"surpass width {at} ({c.surpass_basis})", fmt_width(c.surpass_width, c.surpass_log10_width)],
-        ["empirical depth for size", f"deep {c.deep_empirical_depth:.1f}, shallow {c.shallow_empirical_depth:.1f}"],
-    ], show_header=False)
-    if getattr(c.deep, "train_memory_per_gpu_bytes", None) is not None or getattr(c.shallow, "train_memory_per_gpu_bytes", None) is not None:
-        yield _table("What each costs", ["", *COST_COLUMNS], [[label, *_cost_cells(r)] for label, r in (("deep", c.deep), ("shallow", c.shallow))],
-                     right=set(COST_COLUMNS) - {"fits"})
-    yield _notes(c.notes)
+    notes = (([f"attention layout: {layout}"] if layout else [])
+             + [f"{r.id}: {r.note}" for r in rows if r.note]
+             + (["vs budget: ' !' marks a row outside the budget's tolerance"] if any(not r.within_tolerance for r in rows) else [])
+             + (["GB/GPU: 'NO' marks a run that does not fit in the GPU's memory"] if costs and any(not r.fits_on_gpu for r in rows) else [])
+             + ([("costs: each row in its best layout on --gpus (one node without) of --gpu, timed by the performance "
+                  "model (docs/performance.md; JSON: mfu, tokens_per_second, layout)") if any(getattr(r, "mfu", None) for r in rows)
+                 else "costs: costs.run_costs with the --tokens, --gpu, --gpus, --tp, --pp, --zero, --recompute, --mfu and "
+                 "--context given (days need --gpus)"] if costs else [])
+             + ["train each row, fill in the loss column (CSV or JSON), then: depthwidth fit RESULTS --save rule.json"])
+    yield compact.text(compact.table(title, columns, width) + compact.notes(notes, width))
 
 
 EQUIV_VERDICT = ("Proven (Levine et al. 2020): a shallower network narrower than the replicate width cannot match the "
@@ -194,72 +171,28 @@ EQUIV_VERDICT = ("Proven (Levine et al. 2020): a shallower network narrower than
 
 
 def equiv_tables(records):
+    """`equiv`: the verdict in words, then each deep shape's widths at each shallower depth fitted to
+    the screen (the bases give way first: the notes say where a width is not the corollary's)."""
+    from . import compact
+    from .screen import screen_width
+
+    width = screen_width()
+    C = compact.Column
+    dash = lambda text: "-" if text == "n/a" else text
+    columns = [C("deep", [r.deep for r in records], right=False), C("depth", [str(r.shallow_depth) for r in records]),
+               C("heads", [str(r.shallow_heads) for r in records], drop=3),
+               C("replicate width", [dash(fmt_width(r.replicate_width, r.replicate_log10_width)) for r in records]),
+               C("params there", [dash(fmt_log10_count(r.replicate_log10_params)) for r in records], drop=4),
+               C("replicate basis", [r.replicate_basis or "-" for r in records], right=False, drop=1),
+               C("surpass width", [dash(fmt_width(r.surpass_width, r.surpass_log10_width)) for r in records]),
+               C("params at it", [dash(fmt_log10_count(r.surpass_log10_params)) for r in records], drop=5),
+               C("surpass basis", [r.surpass_basis or "-" for r in records], right=False, drop=2)]
+    lines = compact.table("Widths a shallower network needs (Levine et al. 2020, Corollaries 1-2)", columns, width)
     yield _said(EQUIV_VERDICT)
-    yield _table("Widths a shallower network needs (Levine et al. 2020, Corollaries 1-2)",
-                 ["deep", "shallow depth", "heads", "replicate width", "params there", "replicate basis", "surpass width",
-                  "params at it", "surpass basis"],
-                 ([r.deep, str(r.shallow_depth), str(r.shallow_heads),
-                   fmt_width(r.replicate_width, r.replicate_log10_width), fmt_log10_count(r.replicate_log10_params),
-                   r.replicate_basis or "n/a", fmt_width(r.surpass_width, r.surpass_log10_width),
-                   fmt_log10_count(r.surpass_log10_params), r.surpass_basis or "n/a"] for r in records),
-                 right={"shallow depth", "heads", "replicate width", "params there", "surpass width", "params at it"})
-    yield _notes(f"{r.deep} at depth {r.shallow_depth}: {n}" for r in records for n in r.notes)
+    yield compact.text(lines + compact.notes([f"{r.deep} at depth {r.shallow_depth}: {n}" for r in records for n in r.notes], width))
 
 
 # ---- grids: whole NumPy chunks formatted at once, written as they come ---------------------------
-
-
-def models_tables(records):
-    yield _table("Published architectures", ["model", "shape", "params 12Ld²", "non-emb.", "active", "KV B/token", "d/L",
-                                              "log3 d", "regime", "log3 sep lower", "log3 sep upper", "min depth", "empirical depth"],
-                 ([r.name, f"{r.depth}x{r.width}x{r.heads}", fmt_count(r.params_12Ld2), fmt_count(r.params_nonembedding),
-                   fmt_count(r.params_active), fmt_count(r.kv_bytes_per_token), f"{r.aspect_ratio:.0f}",
-                   f"{r.threshold_depth:.3f}", r.regime, fmt_log3(r.log3_sep_lower, r.lower_vacuous), fmt_log3(r.log3_sep_upper),
-                   str(r.min_depth), f"{r.empirical_depth:.1f}"] for r in records),
-                 right={"params 12Ld²", "non-emb.", "active", "KV B/token", "d/L", "log3 d", "log3 sep lower", "log3 sep upper",
-                        "min depth", "empirical depth"})
-
-
-def _count_rows(r) -> list:
-    """The parameter counts of a shape record, one table row each ("n/a" where null)."""
-    def row(label, value):
-        return [label, "n/a" if value is None else f"{value:,} ({fmt_count(value)})"]
-
-    return [row("params_nonembedding", r.params_nonembedding), row("params_active (per token)", r.params_active),
-            row("params_embedding", r.params_embedding), row("params_with_embeddings", r.params_with_embeddings),
-            row("params_12Ld2 (the paper's 12·L·d²)", r.params_12Ld2)]
-
-
-def _flops_row(r, context: int) -> list[str]:
-    """One training FLOPs per token: with a run, the one its total is made of (logits included,
-    ``train_flops_per_token``), else the stack's own (``flops_per_token``); issue 32."""
-    per_token = getattr(r, "train_flops_per_token", None)
-    if per_token is not None:
-        return [f"training FLOPs per token (T={context}, with logits)", fmt_count(per_token)]
-    return [f"training FLOPs per token (T={context}, stack)", "n/a" if r.flops_per_token is None else fmt_count(r.flops_per_token)]
-
-
-def inspect_tables(records):
-    from ..arch.blocks import DEFAULT_CONTEXT
-
-    for r in records:
-        yield _table(f"{r.source}" + (f" ({r.model_type})" if r.model_type else ""), ["", ""], [
-            ["shape", f"{r.depth}x{r.width}x{r.heads}" + (f", {r.kv_heads} KV heads" if r.kv_heads != r.heads else "")],
-            ["feed-forward", f"{r.ffn:,}" + (" (gated)" if r.gated else "")
-             + (f"; {r.experts} experts, top-{r.top_k}" if r.experts else "")],
-            ["decoder layers", str(r.decoder_depth) if r.decoder_depth else "none (not an encoder-decoder)"],
-            *_count_rows(r),
-            _flops_row(r, DEFAULT_CONTEXT),
-            ["KV cache per token (16-bit)", "n/a" if r.kv_bytes_per_token is None else f"{r.kv_bytes_per_token:,} bytes"],
-            ["tensor-parallel degrees", "n/a" if r.tp_sizes is None else ", ".join(map(str, r.tp_sizes))],
-            ["regime", f"{r.regime} (log3 d = {r.threshold_depth:.3f})"],
-            ["log3 sep bounds", f"{fmt_log3(r.log3_sep_lower, r.lower_vacuous)} .. {fmt_log3(r.log3_sep_upper)}"],
-            ["minimal depth for its size", str(r.min_depth)],
-            ["empirical optimum for its size", f"depth {r.empirical_depth:.1f}, width {r.empirical_width:,.0f}"],
-            ["vocabulary", "n/a" if r.vocab is None else f"{r.vocab:,}" + (" (below the width)" if r.vocab_bottleneck else "")],
-            *([["training run", _cost_text(r)]] if getattr(r, "train_memory_per_gpu_bytes", None) is not None else []),
-        ], show_header=False)
-        yield _notes(r.notes)
 
 
 def export_tables(records):

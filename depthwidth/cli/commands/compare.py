@@ -12,6 +12,8 @@ def command(
     shallow: Annotated[str, typer.Option("--shallow", help="The shallower network: LxD[xH] or a model name.")],
     run: RunOptions = RUN,
     shown: ShownOptions = SHOWN,
+    explain: Annotated[bool, typer.Option("--explain", help="After the answer: the bounds, the replicate and surpass widths "
+                                          "and every rule's note.")] = False,
 ) -> None:
     """Which of two shapes is provably more expressive, the widths that would change it, and what each costs to train and serve.
 
@@ -20,7 +22,6 @@ def command(
     from dataclasses import replace
 
     from ...output import emit
-    from ...output.tables import compare_tables
     from ...advice.reports import block_for, compare_with_blocks
     from ...theory.comparison import compare_shapes
     from ..training import costed, given_run
@@ -39,4 +40,11 @@ def command(
     warn_constraints([(deep, deep_arch, deep_shape.heads), (shallow, shallow_arch, shallow_shape.heads)], run.tp, run.multiple)
     report = compare_with_blocks(result, deep_arch, shallow_arch)
     report = replace(report, deep=costed(report.deep, deep_arch, spec), shallow=costed(report.shallow, shallow_arch, spec))
-    emit(report, format.value, field, compare_tables)
+    tables = None
+    if format.value == "table" and field is None:  # the screen's pick: the plan's loss and performance models
+        from ...output.compare_screen import compare_tables
+        from ..screens import compare_which
+
+        which = compare_which(run, spec, [("deep", deep, deep_arch), ("shallow", shallow, shallow_arch)])
+        tables = lambda record: compare_tables(record, which, explain)
+    emit(report, format.value, field, tables)

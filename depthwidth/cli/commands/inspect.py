@@ -19,7 +19,7 @@ def command(
     """
     from ...hf.config import inspect_config, read_config_bytes, read_config_file
     from ...output import emit
-    from ...output.tables import inspect_tables
+    from ...output.screen_tables import inspect_tables
     from ...advice.reports import config_report
     from ..training import costed, given_run
 

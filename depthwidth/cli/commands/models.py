@@ -14,6 +14,8 @@ def command(
     min_params: Annotated[Optional[str], typer.Option("--min-params", help="Only models with at least this many (published) parameters, e.g. 1B.")] = None,
     max_params: Annotated[Optional[str], typer.Option("--max-params", help="Only models with at most this many parameters, e.g. 100B.")] = None,
     listed: ListedOptions = LISTED,
+    all_: Annotated[bool, typer.Option("--all", help="Every model with every column (the default view: one line per "
+                                       "model, at most 55 of them).")] = False,
 ) -> None:
     """Published architectures with their regime, threshold depth and bounds.
 
@@ -22,7 +24,7 @@ def command(
     from ...budgets import parse_quantity
     from ...arch.catalog import filter_models, load_models, sort_models
     from ...output import emit
-    from ...output.tables import models_tables
+    from ...output.screen_tables import models_tables
     from ...advice.reports import model_report
 
     tp, multiple, format, field, c2_reading = listed
@@ -34,4 +36,4 @@ def command(
                                                                     ("--max-params", max_params)) if value is not None)
         raise InputError("filters", given, "no catalogue model matches them; see `depthwidth models` for the list")
     warn_constraints([(m.name, m.architecture, m.heads) for m in chosen], tp, multiple)
-    emit([model_report(m, c2_reading.value) for m in chosen], format.value, field, models_tables)
+    emit([model_report(m, c2_reading.value) for m in chosen], format.value, field, lambda records: models_tables(records, all_))
