@@ -30,10 +30,11 @@ from __future__ import annotations
 from ..arch import blocks
 from ..arch.record import LAYOUT_FIELDS, repeats
 from ..errors import InputError
-from .families import (ACTIVATION_KEYS, ATTENTION_GATES, ATTENTION_LAYER_TYPES, GATED_ACTIVATIONS, GATED_MODEL_TYPES, GEMMA4_TYPES,
+from .families import (ACTIVATION_KEYS, ATTENTION_GATES, ATTENTION_LAYER_TYPES, CROSS_ATTENTION_BLOCKS, DECODER_ONLY_TYPES,
+                         GATED_ACTIVATIONS, GATED_MODEL_TYPES, GEMMA4_TYPES,
                          MOE_MODEL_TYPES, NOT_ATTENTION_KEYS, NOT_ATTENTION_TYPES, NOT_ONE_STACK_KEYS, NOT_ONE_STACK_TYPES,
                          ROPE_KEYS, T5_MODEL_TYPES, family_defaults, position_embeddings, sub_config_type)
-from .layers import _indexed_layers, _kv_heads, _latent, _moe, gemma4_layers
+from .layers import _indexed_layers, _kv_heads, _latent, _moe, codebook_tables, gemma4_layers
 from .mixers import HYBRID_TYPES, hybrid_layout, nemotron_h_types
 from .read import (DECODER_ARCHITECTURE_HINTS, DEPTH_KEYS, ENCODER_ARCHITECTURE_HINTS, EXPECTED, FFN_KEYS,  # noqa: F401
                      HEAD_DIM_KEYS, HEADS_KEYS, KV_HEADS_KEYS, MAX_CONFIG_BYTES, MAX_SIZE, NESTED_KEYS, OTHER_DEFAULTS_UNSAID,
@@ -235,10 +236,11 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
     if cfg is not given or any(_first(cfg, keys) is not None for keys in (DEPTH_KEYS, WIDTH_KEYS, HEADS_KEYS)):
         # a file that names no shape key at all is refused rather than read as the family's default model
         cfg = _with_defaults(cfg, model_type, notes)
-    cross_decoder = _first(cfg, DEPTH_KEYS) is None and cfg.get("decoder_layers") is not None and "encoder_layers" not in cfg
+    cross_decoder = cfg.get("decoder_layers") is not None and (
+        _first(cfg, DEPTH_KEYS) is None and "encoder_layers" not in cfg or model_type in DECODER_ONLY_TYPES)
     if cross_decoder:  # TrOCR: a decoder-only stack whose layers also attend to an image encoder
         cfg = {**cfg, "num_hidden_layers": cfg["decoder_layers"], "num_attention_heads": cfg.get("decoder_attention_heads"),
-               "intermediate_size": cfg.get("decoder_ffn_dim"), "decoder_layers": None}
+               "intermediate_size": cfg.get("decoder_ffn_dim"), "decoder_layers": None, "encoder_layers": None}
         notes.append("a decoder without an encoder stack (decoder_layers): every layer has self- and cross-attention")
 
     if model_type == "nemotron_h" and _first(cfg, DEPTH_KEYS) is None and nemotron_h_types(cfg):
@@ -328,6 +330,14 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
         fields["embedding_projections"] = 2 if embedding[0] == "word_embed_proj_dim" else 1  # OPT: project_in and _out
     if cross_decoder:
         fields["cross_attention_layers"] = depth
+    elif model_type in CROSS_ATTENTION_BLOCKS:  # a decoder or DETR stack built alone: cross-attention in its layers
+        crossed = depth if not model_type.startswith("blt_") or cfg.get("cross_attn_all_layers") else 1
+        fields["cross_attention_layers"] = CROSS_ATTENTION_BLOCKS[model_type] * crossed
+        notes.append(f"{fields['cross_attention_layers']} cross-attention block(s) (q, k, v, o) in {crossed} layer(s), "
+                     "counted as attention")
+    codebooks, said = codebook_tables(cfg, model_type, width, vocab, source)
+    fields.update(codebooks)
+    notes += said
     indexed = _indexed_layers(cfg, depth, source)
     if indexed:
         fields.update(indexed_layers=indexed, index_heads=_whole("index_n_heads", cfg["index_n_heads"], source),
