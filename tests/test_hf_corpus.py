@@ -16,7 +16,9 @@ embedding count wrong; at least 85% of the text decoders (built as causal LMs, w
 feed-forward layers only) exact. Issue 33 (benchmarks/oracle_report.py prints the same numbers): no
 count off by more than 0.5% at all, a named assumption or not; hybrid and recurrent decoders counted
 too, their state-space mixers reported apart (``params_other_mixers``); the thresholds below are the
-measured numbers, so a regression fails.
+measured numbers, so a regression fails. Issue 40: the sub-configs no auto class names (vision and audio
+towers, depth decoders) are built too and held to the same rules; codebook tables, ties and rotary
+families checked below.
 """
 import json
 from collections import Counter
@@ -264,3 +266,16 @@ def test_modernbert_absolute_position_type_builds_no_position_table(results):
     position table (rotary positions): the embedding is the token table alone (6.3M too high before)."""
     row, model = next((row, model) for row, model, _ in results if row["source"] == "tests/configs/modernbert-base.json")
     assert row["position_embeddings"] == 0 and model.params_embedding == golden_embedding(row) == 50368 * 768
+
+
+@pytest.mark.parametrize("outer, text, tied", [(False, True, True), (None, True, True), (False, False, False),
+                                              (None, None, False), (True, False, True)])
+def test_llava_ties_when_either_config_says_so(outer, text, tied):
+    """LlavaConfig.__post_init__ (transformers 5.23): "if not self.tie_word_embeddings and
+    self.text_config.tie_word_embeddings" the outer value becomes the text config's; both default False."""
+    text_config = {"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096, "num_hidden_layers": 32,
+                   "num_attention_heads": 32, **({} if text is None else {"tie_word_embeddings": text})}
+    cfg = {"model_type": "llava", "text_config": text_config, **({} if outer is None else {"tie_word_embeddings": outer})}
+    model = inspect_config(cfg, "llava")
+    assert model.architecture.tied is tied
+    assert model.params_embedding == 32000 * 4096 * (1 if tied else 2)

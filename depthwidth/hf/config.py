@@ -33,8 +33,8 @@ from ..errors import InputError
 from .families import (ACTIVATION_KEYS, ATTENTION_GATES, ATTENTION_LAYER_TYPES, CROSS_ATTENTION_BLOCKS, DECODER_ONLY_TYPES,
                          GATED_ACTIVATIONS, GATED_MODEL_TYPES, GEMMA4_TYPES,
                          MOE_MODEL_TYPES, NOT_ATTENTION_KEYS, NOT_ATTENTION_TYPES, NOT_ONE_STACK_KEYS, NOT_ONE_STACK_TYPES,
-                         ROPE_KEYS, T5_MODEL_TYPES, family_defaults, position_embeddings, sub_config_type)
-from .layers import _indexed_layers, _kv_heads, _latent, _moe, codebook_tables, gemma4_layers
+                         ROPE_KEYS, T5_MODEL_TYPES, family_defaults, outer_tie, position_embeddings, sub_config_type)
+from .layers import _indexed_layers, _kv_heads, _latent, _moe, codebook_tables, cross_attention_blocks, gemma4_layers
 from .mixers import HYBRID_TYPES, hybrid_layout, nemotron_h_types
 from .read import (DECODER_ARCHITECTURE_HINTS, DEPTH_KEYS, ENCODER_ARCHITECTURE_HINTS, EXPECTED, FFN_KEYS,  # noqa: F401
                      HEAD_DIM_KEYS, HEADS_KEYS, KV_HEADS_KEYS, MAX_CONFIG_BYTES, MAX_SIZE, NESTED_KEYS, OTHER_DEFAULTS_UNSAID,
@@ -128,16 +128,6 @@ def _with_defaults(cfg: dict, model_type: str | None, notes: list[str] | None = 
     return filled
 
 
-def _outer_tie(outer: dict, inner: dict, parent: str | None) -> bool | None:
-    """Whether a multimodal model ties its head: transformers reads the outer config's
-    tie_word_embeddings (given, else the text config's own, else the outer family's default)."""
-    for value in (outer.get("tie_word_embeddings"), inner.get("tie_word_embeddings"),
-                  (family_defaults(parent) or {}).get("tie_word_embeddings")):
-        if isinstance(value, bool):
-            return value
-    return None
-
-
 def _unwrap(cfg: dict, notes: list[str], outer: list[str] | None = None) -> dict:
     """The language model's keys: a multimodal config's text_config (or llm_config, language_config).
 
@@ -157,7 +147,7 @@ def _unwrap(cfg: dict, notes: list[str], outer: list[str] | None = None) -> dict
                 model_type = inner.get("model_type") or default_type or parent
                 if not inner.get("model_type") and default_type:
                     notes.append(f"{key} of {parent} without model_type: transformers' default {default_type!r}")
-                tie = _outer_tie(cfg, inner, parent)
+                tie = outer_tie(cfg, inner, parent, model_type)
                 cfg = {**inner, "model_type": model_type, **({} if tie is None else {"tie_word_embeddings": tie})}
                 notes.append(f"read from {key} (the language model of a multimodal config)" if key in NESTED_KEYS[:5] else
                              f"read from {key} (the main stack of a composite config)")
@@ -331,10 +321,7 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
     if cross_decoder:
         fields["cross_attention_layers"] = depth
     elif model_type in CROSS_ATTENTION_BLOCKS:  # a decoder or DETR stack built alone: cross-attention in its layers
-        crossed = depth if not model_type.startswith("blt_") or cfg.get("cross_attn_all_layers") else 1
-        fields["cross_attention_layers"] = CROSS_ATTENTION_BLOCKS[model_type] * crossed
-        notes.append(f"{fields['cross_attention_layers']} cross-attention block(s) (q, k, v, o) in {crossed} layer(s), "
-                     "counted as attention")
+        fields["cross_attention_layers"] = cross_attention_blocks(cfg, model_type, depth, notes)
     codebooks, said = codebook_tables(cfg, model_type, width, vocab, source)
     fields.update(codebooks)
     notes += said

@@ -2,7 +2,8 @@
 
 - ``family_defaults``: the generated table ``hf_defaults.json`` (benchmarks/hf_defaults.py reads
   transformers' own config classes): the default of every key ``hfconfig`` reads, per model type,
-  and the model type of each default sub-config (llava's ``text_config`` is ``llama``).
+  and the model type of each default sub-config (llava's ``text_config`` is ``llama``); ``outer_tie``:
+  whether a multimodal model's head is tied, read as transformers reads it.
 - family lists (which feed-forwards are gated, which mixture-of-experts layouts are modelled, which
   models are not one attention + feed-forward stack), each checked against the golden counts that
   benchmarks/oracle_counts.py builds with transformers (tests/test_hf_corpus.py).
@@ -37,6 +38,23 @@ def sub_config_type(model_type: str | None, key: str) -> str | None:
     return (defaults.get("_sub") or {}).get(key)
 
 
+def outer_tie(outer: dict, inner: dict, parent: str | None, inner_type: str | None = None) -> bool | None:
+    """Whether a multimodal model ties its head: transformers reads the outer config's
+    tie_word_embeddings (given, else the text config's own, else the outer family's default).
+
+    A family of TIE_FROM_TEXT ties when either says so: its config's ``__post_init__`` sets the outer
+    value to the text config's when the outer one is false (LlavaConfig, transformers 5.23)."""
+    given, said = outer.get("tie_word_embeddings"), inner.get("tie_word_embeddings")
+    if parent in TIE_FROM_TEXT:
+        own = given if isinstance(given, bool) else (family_defaults(parent) or {}).get("tie_word_embeddings")
+        text = said if isinstance(said, bool) else (family_defaults(inner_type) or {}).get("tie_word_embeddings")
+        return bool(own) or bool(text)
+    for value in (given, said, (family_defaults(parent) or {}).get("tie_word_embeddings")):
+        if isinstance(value, bool):
+            return value
+    return None
+
+
 # Gated feed-forwards (three matrices): families whose MLP is gate/up/down whatever the activation.
 GATED_MODEL_TYPES = frozenset({
     "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3_text",
@@ -66,6 +84,13 @@ MOE_MODEL_TYPES = frozenset({
     # hybrids whose expert layers hf/mixers.py places (issue 33)
     "jamba", "granitemoehybrid", "kimi_linear", "bailing_hybrid", "minimax", "nemotron_h", "qwen3_next", "qwen3_5_moe_text",
 })
+
+# Multimodal configs whose __post_init__ ties the head when the text config ties it, whatever their own
+# tie_word_embeddings (False by default): "if not self.tie_word_embeddings and self.text_config.tie_word_embeddings"
+# in configuration_llava.py, _llava_onevision, _llava_next_video, _fast_vlm, _minimax_m3_vl, _video_llama_3 and
+# _shieldgemma2 (transformers 5.23).
+TIE_FROM_TEXT = frozenset({"llava", "llava_onevision", "llava_next_video", "fast_vlm", "minimax_m3_vl", "video_llama_3",
+                           "shieldgemma2"})
 
 # Gemma 4 text stacks: per-layer-type attention sizes and per-layer inputs (hflayers.gemma4_layers).
 GEMMA4_TYPES = frozenset({"gemma4", "gemma4_text", "gemma4_unified", "gemma4_unified_text"})

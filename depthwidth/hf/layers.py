@@ -7,7 +7,7 @@ transformers' own builds (tests/golden/hf_counts.json).
 from __future__ import annotations
 
 from ..errors import InputError
-from .families import MOE_MODEL_TYPES, SHARED_EXPERT_GATE_TYPES, family_defaults
+from .families import CROSS_ATTENTION_BLOCKS, MOE_MODEL_TYPES, SHARED_EXPERT_GATE_TYPES, family_defaults
 from .read import EXPECTED, EXPERT_HINTS, EXPERTS_KEYS, KV_HEADS_KEYS, NESTED_KEYS, TOP_K_KEYS, _first, _optional, _whole
 
 def _expert_keys(cfg: dict) -> list[str]:
@@ -224,3 +224,13 @@ def codebook_tables(cfg: dict, model_type: str | None, width: int, vocab: int | 
         return fields, [f"Qwen3-Omni code predictor: {groups - 1} input tables and {groups - 1} untied heads of "
                         f"{vocab} x {width}, in params_embedding"]
     return {}, []
+
+
+def cross_attention_blocks(cfg: dict, model_type: str, depth: int, notes: list[str]) -> int:
+    """Cross-attention blocks (q, k, v, o of the layer's width) of a stack built alone (CROSS_ATTENTION_BLOCKS):
+    blocks per layer x layers; BLT's local stacks have one per layer with ``cross_attn_all_layers``, else one
+    (BltLocalEncoder / BltLocalDecoder: ``layers_to_add``, models/blt/modeling_blt.py)."""
+    crossed = depth if not model_type.startswith("blt_") or cfg.get("cross_attn_all_layers") else 1
+    blocks = CROSS_ATTENTION_BLOCKS[model_type] * crossed
+    notes.append(f"{blocks} cross-attention block(s) (q, k, v, o) in {crossed} layer(s), counted as attention")
+    return blocks
