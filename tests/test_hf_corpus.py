@@ -196,13 +196,15 @@ def default_result(results, model_type):
 
 # Sub-configs no auto mapping names, built by benchmarks/oracle_counts.py's sub_config_class (mapping CONFIG_CLASS):
 # 17-29% low as one stack before issue 40. Exact: a gated MLP (Pix2Struct, Kosmos-2.5, CLVP) or cross-attention in
-# every layer (BLT's local stacks, Canary, MusicGen, SAM 3's DETR stacks, PP-FormulaNet's decoder).
+# every layer (BLT's local stacks, Canary, MusicGen, SAM 3's DETR stacks, PP-FormulaNet's decoder); Mllama's
+# vision tower, whose num_global_layers are the same block after the local ones.
 EXACT_TOWERS = ("blt_local_encoder", "blt_local_decoder", "kosmos_2_5_vision_model", "pix2struct_vision_model",
                 "pix2struct_text_model", "sam3_detr_encoder", "sam3_detr_decoder", "sam3_lite_text_detr_encoder",
-                "sam3_lite_text_detr_decoder", "canary_decoder", "musicgen_decoder", "clvp_encoder", "pp_formulanet_text")
+                "sam3_lite_text_detr_decoder", "canary_decoder", "musicgen_decoder", "clvp_encoder", "pp_formulanet_text",
+                "mllama_vision_model")
 # Not one attention + feed-forward stack: null, with the layout named.
 NULL_TOWERS = {"dia_decoder": "cross_hidden_size", "groupvit_vision_model": "group tokens",
-               "mllama_vision_model": "num_global_layers", "xclip_vision_model": "message attention",
+               "xclip_vision_model": "message attention",
                "moshi_depth": "per codebook", "qwen2_5_omni_dit": "diffusion", "inkling_vision": "Inkling"}
 
 

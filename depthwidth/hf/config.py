@@ -235,6 +235,11 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
 
     if model_type == "nemotron_h" and _first(cfg, DEPTH_KEYS) is None and nemotron_h_types(cfg):
         cfg = {**cfg, "num_hidden_layers": len(nemotron_h_types(cfg))}  # NemotronHConfig: the depth is the list's length
+    if model_type == "mllama_vision_model" and _first(cfg, DEPTH_KEYS) is not None:  # MllamaVisionConfig: 8 by default
+        extra = _whole("num_global_layers", cfg.get("num_global_layers", 8), source, lowest=0)
+        cfg = {**cfg, "num_hidden_layers": _whole(*_first(cfg, DEPTH_KEYS), source) + extra}
+        notes.append(f"Mllama vision: {extra} global layers after the local ones, the same block "
+                     "(MllamaVisionModel.global_transformer; its gates are scalars): depth counts both")
     roles = (("depth", DEPTH_KEYS), ("width", WIDTH_KEYS), ("heads", HEADS_KEYS))
     found = {role: _first(cfg, keys) for role, keys in roles}
     if found["heads"] is None and model_type in HYBRID_TYPES:  # Mamba: no attention heads at all

@@ -173,8 +173,6 @@ NOT_ONE_STACK = {
         "dia_decoder",),
     "grouping blocks (group tokens, assignment attention, group projectors) between its stages (GroupViT)": (
         "groupvit_vision_model",),
-    "a second, gated stack of num_global_layers global layers after the local ones (MllamaVisionModel)": (
-        "mllama_vision_model",),
     "cross-frame message attention (message_fc, message_attn) in every layer (XCLIPEncoderLayer)": (
         "xclip_vision_model",),
     "one weight per codebook in every linear layer (MoshiFlexibleLinear)": ("moshi_depth",),
