@@ -22,22 +22,27 @@ one rule, the project's convention (reference card, "Beyond 12·L·d²"):
 - ``text_layers``: the same, inside the language model of a multimodal model (``language_model``,
   ``text_model``), which is what ``depthwidth inspect`` reads from ``text_config``; else equal to
   ``layers``.
-- ``input_embeddings``: the table ``get_input_embeddings()`` returns; ``untied_head``: the weight of
-  ``get_output_embeddings()`` when it is not the same tensor (0 when tied, null when the class has no
-  head); ``position_embeddings``: every other ``nn.Embedding`` table (learned positions, relative
+- ``input_embeddings``: the table ``get_input_embeddings()`` returns (every table of a per-codebook
+  ``ModuleList``: Qwen3-Omni's code predictor); ``untied_head``: the weight of ``get_output_embeddings()``
+  (else of a ``HEAD_ATTRIBUTES`` module: CSM's ``codebooks_head``) when it is not the same tensor (0 when
+  tied, null when the class has no head); ``position_embeddings``: every other ``nn.Embedding`` table (learned positions, relative
   position biases) and position parameters named so, ``token_type_embeddings`` apart, all three
   inside the language model of a multimodal model (a vision tower's patch positions are not counted);
   ``embedding_projection``: a factorized embedding's projection to the width (ALBERT's
   ``embedding_hidden_mapping_in``, ELECTRA's ``embeddings_project``, OPT's ``project_in``/``project_out``, Gemma 4's ``per_layer_model_projection``
-  of the per-layer input table).
+  of the per-layer input table, CSM's depth decoder's ``inputs_embeds_projector``).
 - ``other_mixers``: class names of modules inside the (text) layers that are not attention or
   feed-forward (state-space, recurrent, convolution, linear attention), by name; empty for a
   plain attention + feed-forward stack.
 - ``active``: ``layers`` with each mixture-of-experts block's routed experts scaled by top-k / E,
   top-k read from the router module (else the config); null when a model has no experts.
 
-A model transformers cannot build here gets ``error`` (the reason) and no counts; models that need
-``timm`` (not installable here without CUDA torchvision) fail that way and are named in the file.
+A model type no auto mapping names (a vision or audio tower, a depth decoder: a sub-config) is built
+with the class of its own modeling module whose ``config_class`` is its config class (``sub_config_class``;
+``mapping`` "CONFIG_CLASS"; its ``PreTrainedModel`` base builds nothing and is skipped). A model transformers
+cannot build here gets ``error`` (the reason) and no counts; models that need ``timm`` fail that way and are
+named in the file (the ``oracle`` extra leaves timm out: it pulls a torchvision built for another torch, whose
+missing operators make every transformers import fail).
 """
 from __future__ import annotations
 
@@ -68,7 +73,10 @@ NOT_ATTENTION = re.compile(r"Mamba|SSM|Mixer|RWKV|Rwkv|Recurrent|LSTM|DeltaNet|L
                            r"^Conv1d$|Hyena|Retention|Rglru|TimeMix|ChannelMix")
 # A factorized embedding's projection to the width (ALBERT, ELECTRA, OPT-350m): part of the embedding.
 EMBEDDING_PROJECTION = re.compile(r"embedding_hidden_mapping_in|embeddings_project|project_in|project_out|"
-                                  r"per_layer_model_projection")
+                                  r"per_layer_model_projection|inputs_embeds_projector")
+# Output heads that get_output_embeddings() does not return: CSM's depth decoder keeps one head per codebook
+# but the first in one (codebooks - 1) x width x vocab tensor (models/csm/modeling_csm.py, CsmCodebooksHead).
+HEAD_ATTRIBUTES = ("codebooks_head",)
 # Small configs whose layer layouts the default configs leave out (source "layout:<name>"): mixed
 # short-convolution / attention layers, Jamba's periods, Bamba's attention indices, Nemotron-H's
 # legacy pattern, a Mamba with its time-step rank given (depthwidth/hf/mixers.py reads each).
@@ -98,7 +106,8 @@ def trimmed(cfg: dict) -> dict:
 
 
 def model_class(model_type: str, config):
-    """The first transformers class of CLASS_MAPPINGS registered for this model type."""
+    """The first transformers class of CLASS_MAPPINGS registered for this model type, else the class
+    of the config's own modeling module built from exactly this config class (``config_class``)."""
     import transformers
     from transformers.models.auto import modeling_auto
     for mapping in CLASS_MAPPINGS:
@@ -107,6 +116,31 @@ def model_class(model_type: str, config):
             name = name[0]
         if name and hasattr(transformers, name):
             return mapping, getattr(transformers, name)
+    return sub_config_class(config)
+
+
+# A sub-config (a vision or audio tower, a depth decoder) that no auto mapping names is built by the class of
+# its modeling module whose ``config_class`` is exactly its config class; the head-bearing class first, as above.
+SUB_CLASS_ORDER = ("ForConditionalGeneration", "ForCausalLM", "Model", "")
+
+
+def sub_config_class(config):
+    """("CONFIG_CLASS", class) of the modeling module's class built from ``type(config)``, or (None, None)."""
+    import importlib
+    from transformers import PreTrainedModel
+    package = type(config).__module__.rsplit(".", 1)[0]
+    try:
+        module = importlib.import_module(f"{package}.modeling_{package.rsplit('.', 1)[-1]}")
+    except Exception:
+        return None, None
+    found = sorted(((name, cls) for name, cls in vars(module).items()
+                    if isinstance(cls, type) and issubclass(cls, PreTrainedModel) and cls.__module__ == module.__name__
+                    and getattr(cls, "config_class", None) is type(config)
+                    and not name.endswith("PreTrainedModel")), key=lambda item: item[0])  # the base builds nothing
+    for suffix in SUB_CLASS_ORDER:
+        for name, cls in found:
+            if name.endswith(suffix):
+                return "CONFIG_CLASS", cls
     return None, None
 
 
@@ -154,14 +188,19 @@ def count(model, config) -> dict:
         head = model.get_output_embeddings()
     except Exception:
         head = None
+    if head is None:  # a head of several codebooks in one tensor (CSM's depth decoder: codebooks_head)
+        head = next((getattr(model, name) for name in HEAD_ATTRIBUTES if getattr(model, name, None) is not None), None)
     heads = []
     if isinstance(head, nn.ModuleList):
         heads = [m for m in head if hasattr(m, "weight")]
     elif head is not None and hasattr(head, "weight"):
         heads = [head]
-    in_weight = getattr(emb_in, "weight", None)
+    # one input table per codebook (Qwen3-Omni's code predictor: get_input_embeddings() is a ModuleList)
+    tables = [m.weight for m in emb_in if hasattr(m, "weight")] if isinstance(emb_in, nn.ModuleList) else \
+        [emb_in.weight] if getattr(emb_in, "weight", None) is not None else []
+    in_params = {id(w) for w in tables}
     head_params = {id(h.weight) for h in heads}
-    untied = None if not heads else sum(h.weight.numel() for h in heads if h.weight is not in_weight)
+    untied = None if not heads else sum(h.weight.numel() for h in heads if id(h.weight) not in in_params)
 
     text_prefixes = []
     for name, module in model.named_modules():
@@ -183,7 +222,7 @@ def count(model, config) -> dict:
         if id(param) in seen:
             continue
         seen.add(id(param))
-        if param is in_weight or id(param) in head_params:
+        if id(param) in in_params or id(param) in head_params:
             continue
         in_text = not text_prefixes or any(name.startswith(p + ".") for p in text_prefixes)
         if id(param) in embedding_params:
@@ -233,7 +272,7 @@ def count(model, config) -> dict:
                 break
             active -= numel - numel * top_k // n_experts
     return dict(layers=layers, text_layers=text_layers,
-                input_embeddings=None if in_weight is None else in_weight.numel(),
+                input_embeddings=sum(w.numel() for w in tables) if tables else None,
                 untied_head=untied, position_embeddings=positions, token_type_embeddings=token_types,
                 embedding_projection=projections,
                 active=active, text_part=text_prefixes[0] if text_prefixes else None, other_mixers=mixers)
@@ -247,7 +286,7 @@ def oracle_row(model_type: str, config, source: str) -> dict:
     if cls is None:
         row["error"] = "no model class registered for this model type"
         return row
-    row["class"], row["mapping"] = cls.__name__, mapping.removesuffix("_MAPPING_NAMES")
+    row["class"], row["mapping"] = cls.__name__, mapping.removesuffix("_MAPPING_NAMES")  # CONFIG_CLASS: sub_config_class
     row["text_decoder"] = mapping == "MODEL_FOR_CAUSAL_LM_MAPPING_NAMES"  # built as a causal LM (no seq2seq class)
     try:
         model = build(cls, config)

@@ -15,6 +15,8 @@ Definitions (the Done-when of issue 33; tests/test_hf_corpus.py asserts the same
   input table + untied head + position tables + token types + embedding projection.
 - ``text_decoders``: default configs transformers builds as a causal LM (``text_decoder``) with a
   golden count; ``text_decoders_exact``: ``params_nonembedding`` equal to ``text_layers``.
+- ``sub_configs``: default configs no auto class names, built by the class of their own modeling module
+  (``mapping`` CONFIG_CLASS: towers, depth decoders; issue 40), with a golden count.
 """
 from __future__ import annotations
 
@@ -59,6 +61,8 @@ def measure(rows: list[dict]) -> tuple[dict, dict]:
         decoder = default and built and row.get("text_decoder")
         if decoder:
             names["text_decoders"].append(label)
+        if default and built and row.get("mapping") == "CONFIG_CLASS":
+            names["sub_configs"].append(label)
         if model is None or not built:
             continue
         count, golden = model.params_nonembedding, row["text_layers"]
@@ -91,11 +95,12 @@ def main(argv=None) -> int:
     counts, names = measure(data["rows"])
     order = ("configs", "read", "refused", "nonembedding_compared", "nonembedding_wrong", "nonembedding_inexact",
              "nonembedding_null", "embedding_compared", "embedding_wrong", "embedding_null", "text_decoders",
-             "text_decoders_exact")
+             "text_decoders_exact", "sub_configs")
     print(f"golden: transformers {data['transformers']}, {len(data['rows'])} rows")
     for key in order:
         print(f"{key:24} {counts.get(key, 0)}")
-        if args.list and key not in ("configs", "read", "nonembedding_compared", "embedding_compared", "text_decoders"):
+        if args.list and key not in ("configs", "read", "nonembedding_compared", "embedding_compared", "text_decoders",
+                                     "sub_configs"):
             print("    " + ", ".join(names.get(key, [])), file=sys.stdout)
     return 0
 

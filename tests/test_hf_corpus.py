@@ -16,7 +16,9 @@ embedding count wrong; at least 85% of the text decoders (built as causal LMs, w
 feed-forward layers only) exact. Issue 33 (benchmarks/oracle_report.py prints the same numbers): no
 count off by more than 0.5% at all, a named assumption or not; hybrid and recurrent decoders counted
 too, their state-space mixers reported apart (``params_other_mixers``); the thresholds below are the
-measured numbers, so a regression fails.
+measured numbers, so a regression fails. Issue 40: the sub-configs no auto class names (vision and audio
+towers, depth decoders) are built too and held to the same rules; codebook tables, ties and rotary
+families checked below.
 """
 import json
 from collections import Counter
@@ -183,3 +185,99 @@ def test_small_hybrid_layouts_are_exact(results):
         assert model.params_nonembedding == row["text_layers"] and model.params_other_mixers > 0, row["source"]
         if row.get("active") is not None:
             assert model.params_active == row["active"], row["source"]
+
+
+# ---- issue 40: towers and depth decoders built alone, codebook tables, ties, rotary families ---------------
+
+def default_result(results, model_type):
+    """(row, model) of one default config (the golden row must have been built)."""
+    return next((row, model) for row, model, _ in results if row["model_type"] == model_type and row["source"] == "default")
+
+
+# Sub-configs no auto mapping names, built by benchmarks/oracle_counts.py's sub_config_class (mapping CONFIG_CLASS):
+# 17-29% low as one stack before issue 40. Exact: a gated MLP (Pix2Struct, Kosmos-2.5, CLVP) or cross-attention in
+# every layer (BLT's local stacks, Canary, MusicGen, SAM 3's DETR stacks, PP-FormulaNet's decoder); Mllama's
+# vision tower, whose num_global_layers are the same block after the local ones.
+EXACT_TOWERS = ("blt_local_encoder", "blt_local_decoder", "kosmos_2_5_vision_model", "pix2struct_vision_model",
+                "pix2struct_text_model", "sam3_detr_encoder", "sam3_detr_decoder", "sam3_lite_text_detr_encoder",
+                "sam3_lite_text_detr_decoder", "canary_decoder", "musicgen_decoder", "clvp_encoder", "pp_formulanet_text",
+                "mllama_vision_model")
+# Not one attention + feed-forward stack: null, with the layout named.
+NULL_TOWERS = {"dia_decoder": "cross_hidden_size", "groupvit_vision_model": "group tokens",
+               "xclip_vision_model": "message attention",
+               "moshi_depth": "per codebook", "qwen2_5_omni_dit": "diffusion", "inkling_vision": "Inkling"}
+
+
+def test_sub_configs_are_built_and_compared():
+    rows = [r for r in ROWS if r.get("mapping") == "CONFIG_CLASS"]
+    assert len(rows) >= 100  # issue 40: 120 sub-configs built alone (none before)
+    assert {r["model_type"] for r in rows} >= set(EXACT_TOWERS) | set(NULL_TOWERS)
+
+
+@pytest.mark.parametrize("family", EXACT_TOWERS)
+def test_towers_built_alone_are_exact(results, family):
+    row, model = default_result(results, family)
+    assert model.params_nonembedding == row["text_layers"], (family, model.params_nonembedding, row["text_layers"])
+
+
+@pytest.mark.parametrize("family", sorted(NULL_TOWERS))
+def test_towers_that_are_not_one_stack_are_null_with_the_reason(results, family):
+    row, model = default_result(results, family)
+    assert model.params_nonembedding is None and model.params_embedding is None
+    reason = next(n for n in model.notes if n.startswith("parameter counts unavailable"))
+    assert NULL_TOWERS[family] in reason, reason
+
+
+def test_codebook_decoders_count_every_table_and_head(results):
+    """CSM's depth decoder: 32 codebooks of V 2051 at B 2048 projected to d 1024, 31 heads d x V;
+    Qwen3-Omni's code predictor: 31 tables and 31 heads of V 2048 x d 1024 (94-98% low before issue 40)."""
+    row, model = default_result(results, "csm_depth_decoder_model")
+    assert model.params_embedding == golden_embedding(row) == 32 * 2051 * 2048 + 2048 * 1024 + 31 * 1024 * 2051
+    row, model = default_result(results, "qwen3_omni_moe_talker_code_predictor")
+    assert model.params_embedding == golden_embedding(row) == 2 * 31 * 2048 * 1024
+
+
+# transformers 5.23 ties the head of these wrappers: the outer config's tie_word_embeddings (True by the class's
+# default) decides, not the text config's False (modeling_utils.get_expanded_tied_weights_keys reads self.config).
+TIED_WRAPPERS = ("deepseek_vl", "deepseek_vl_hybrid", "glmasr", "granite_speech", "granite_speech_plus",
+                 "hyperclovax_vision_v2", "internvl", "janus", "kimi_k25", "lighton_ocr", "minicpm_ocr", "mistral3",
+                 "moss_transcribe_diarize", "ovis2")
+
+
+@pytest.mark.parametrize("family", TIED_WRAPPERS)
+def test_multimodal_wrappers_tie_as_the_class_transformers_builds(results, family):
+    row, model = default_result(results, family)
+    assert row["config"]["tie_word_embeddings"] is True and row["config"]["text_config"]["tie_word_embeddings"] is False
+    assert row["untied_head"] == 0 and model.architecture.tied
+    assert model.params_embedding == golden_embedding(row)
+
+
+def test_gemma4_embedding_holds_the_per_layer_table_as_transformers_counts_it(results):
+    """Gemma 4's per-layer input table (vocab_size_per_layer_input x L·256) is an nn.Embedding, which
+    transformers' num_parameters(exclude_embeddings=True) leaves out as an embedding; its projection to the
+    width is the factorized-embedding projection (ALBERT's convention)."""
+    for family in ("gemma4", "gemma4_text"):
+        row, model = default_result(results, family)
+        per_layer = 262144 * 30 * 256
+        assert row["position_embeddings"] == per_layer and row["embedding_projection"] == 30 * 256 * 2304
+        assert model.params_embedding == row["input_embeddings"] + per_layer + 30 * 256 * 2304 == golden_embedding(row)
+
+
+def test_modernbert_absolute_position_type_builds_no_position_table(results):
+    """answerdotai/ModernBERT-base says position_embedding_type "absolute"; ModernBertEmbeddings has no
+    position table (rotary positions): the embedding is the token table alone (6.3M too high before)."""
+    row, model = next((row, model) for row, model, _ in results if row["source"] == "tests/configs/modernbert-base.json")
+    assert row["position_embeddings"] == 0 and model.params_embedding == golden_embedding(row) == 50368 * 768
+
+
+@pytest.mark.parametrize("outer, text, tied", [(False, True, True), (None, True, True), (False, False, False),
+                                              (None, None, False), (True, False, True)])
+def test_llava_ties_when_either_config_says_so(outer, text, tied):
+    """LlavaConfig.__post_init__ (transformers 5.23): "if not self.tie_word_embeddings and
+    self.text_config.tie_word_embeddings" the outer value becomes the text config's; both default False."""
+    text_config = {"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096, "num_hidden_layers": 32,
+                   "num_attention_heads": 32, **({} if text is None else {"tie_word_embeddings": text})}
+    cfg = {"model_type": "llava", "text_config": text_config, **({} if outer is None else {"tie_word_embeddings": outer})}
+    model = inspect_config(cfg, "llava")
+    assert model.architecture.tied is tied
+    assert model.params_embedding == 32000 * 4096 * (1 if tied else 2)

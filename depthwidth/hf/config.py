@@ -30,10 +30,11 @@ from __future__ import annotations
 from ..arch import blocks
 from ..arch.record import LAYOUT_FIELDS, repeats
 from ..errors import InputError
-from .families import (ACTIVATION_KEYS, ATTENTION_GATES, ATTENTION_LAYER_TYPES, GATED_ACTIVATIONS, GATED_MODEL_TYPES, GEMMA4_TYPES,
+from .families import (ACTIVATION_KEYS, ATTENTION_GATES, ATTENTION_LAYER_TYPES, CROSS_ATTENTION_BLOCKS, DECODER_ONLY_TYPES,
+                         GATED_ACTIVATIONS, GATED_MODEL_TYPES, GEMMA4_TYPES,
                          MOE_MODEL_TYPES, NOT_ATTENTION_KEYS, NOT_ATTENTION_TYPES, NOT_ONE_STACK_KEYS, NOT_ONE_STACK_TYPES,
-                         ROPE_KEYS, T5_MODEL_TYPES, family_defaults, position_embeddings, sub_config_type)
-from .layers import _indexed_layers, _kv_heads, _latent, _moe, gemma4_layers
+                         ROPE_KEYS, T5_MODEL_TYPES, family_defaults, outer_tie, position_embeddings, sub_config_type)
+from .layers import _indexed_layers, _kv_heads, _latent, _moe, codebook_tables, cross_attention_blocks, gemma4_layers
 from .mixers import HYBRID_TYPES, hybrid_layout, nemotron_h_types
 from .read import (DECODER_ARCHITECTURE_HINTS, DEPTH_KEYS, ENCODER_ARCHITECTURE_HINTS, EXPECTED, FFN_KEYS,  # noqa: F401
                      HEAD_DIM_KEYS, HEADS_KEYS, KV_HEADS_KEYS, MAX_CONFIG_BYTES, MAX_SIZE, NESTED_KEYS, OTHER_DEFAULTS_UNSAID,
@@ -127,16 +128,6 @@ def _with_defaults(cfg: dict, model_type: str | None, notes: list[str] | None = 
     return filled
 
 
-def _outer_tie(outer: dict, inner: dict, parent: str | None) -> bool | None:
-    """Whether a multimodal model ties its head: transformers reads the outer config's
-    tie_word_embeddings (given, else the text config's own, else the outer family's default)."""
-    for value in (outer.get("tie_word_embeddings"), inner.get("tie_word_embeddings"),
-                  (family_defaults(parent) or {}).get("tie_word_embeddings")):
-        if isinstance(value, bool):
-            return value
-    return None
-
-
 def _unwrap(cfg: dict, notes: list[str], outer: list[str] | None = None) -> dict:
     """The language model's keys: a multimodal config's text_config (or llm_config, language_config).
 
@@ -156,7 +147,7 @@ def _unwrap(cfg: dict, notes: list[str], outer: list[str] | None = None) -> dict
                 model_type = inner.get("model_type") or default_type or parent
                 if not inner.get("model_type") and default_type:
                     notes.append(f"{key} of {parent} without model_type: transformers' default {default_type!r}")
-                tie = _outer_tie(cfg, inner, parent)
+                tie = outer_tie(cfg, inner, parent, model_type)
                 cfg = {**inner, "model_type": model_type, **({} if tie is None else {"tie_word_embeddings": tie})}
                 notes.append(f"read from {key} (the language model of a multimodal config)" if key in NESTED_KEYS[:5] else
                              f"read from {key} (the main stack of a composite config)")
@@ -235,14 +226,20 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
     if cfg is not given or any(_first(cfg, keys) is not None for keys in (DEPTH_KEYS, WIDTH_KEYS, HEADS_KEYS)):
         # a file that names no shape key at all is refused rather than read as the family's default model
         cfg = _with_defaults(cfg, model_type, notes)
-    cross_decoder = _first(cfg, DEPTH_KEYS) is None and cfg.get("decoder_layers") is not None and "encoder_layers" not in cfg
+    cross_decoder = cfg.get("decoder_layers") is not None and (
+        _first(cfg, DEPTH_KEYS) is None and "encoder_layers" not in cfg or model_type in DECODER_ONLY_TYPES)
     if cross_decoder:  # TrOCR: a decoder-only stack whose layers also attend to an image encoder
         cfg = {**cfg, "num_hidden_layers": cfg["decoder_layers"], "num_attention_heads": cfg.get("decoder_attention_heads"),
-               "intermediate_size": cfg.get("decoder_ffn_dim"), "decoder_layers": None}
+               "intermediate_size": cfg.get("decoder_ffn_dim"), "decoder_layers": None, "encoder_layers": None}
         notes.append("a decoder without an encoder stack (decoder_layers): every layer has self- and cross-attention")
 
     if model_type == "nemotron_h" and _first(cfg, DEPTH_KEYS) is None and nemotron_h_types(cfg):
         cfg = {**cfg, "num_hidden_layers": len(nemotron_h_types(cfg))}  # NemotronHConfig: the depth is the list's length
+    if model_type == "mllama_vision_model" and _first(cfg, DEPTH_KEYS) is not None:  # MllamaVisionConfig: 8 by default
+        extra = _whole("num_global_layers", cfg.get("num_global_layers", 8), source, lowest=0)
+        cfg = {**cfg, "num_hidden_layers": _whole(*_first(cfg, DEPTH_KEYS), source) + extra}
+        notes.append(f"Mllama vision: {extra} global layers after the local ones, the same block "
+                     "(MllamaVisionModel.global_transformer; its gates are scalars): depth counts both")
     roles = (("depth", DEPTH_KEYS), ("width", WIDTH_KEYS), ("heads", HEADS_KEYS))
     found = {role: _first(cfg, keys) for role, keys in roles}
     if found["heads"] is None and model_type in HYBRID_TYPES:  # Mamba: no attention heads at all
@@ -328,6 +325,11 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
         fields["embedding_projections"] = 2 if embedding[0] == "word_embed_proj_dim" else 1  # OPT: project_in and _out
     if cross_decoder:
         fields["cross_attention_layers"] = depth
+    elif model_type in CROSS_ATTENTION_BLOCKS:  # a decoder or DETR stack built alone: cross-attention in its layers
+        fields["cross_attention_layers"] = cross_attention_blocks(cfg, model_type, depth, notes)
+    codebooks, said = codebook_tables(cfg, model_type, width, vocab, source)
+    fields.update(codebooks)
+    notes += said
     indexed = _indexed_layers(cfg, depth, source)
     if indexed:
         fields.update(indexed_layers=indexed, index_heads=_whole("index_n_heads", cfg["index_n_heads"], source),

@@ -2,7 +2,8 @@
 
 - ``family_defaults``: the generated table ``hf_defaults.json`` (benchmarks/hf_defaults.py reads
   transformers' own config classes): the default of every key ``hfconfig`` reads, per model type,
-  and the model type of each default sub-config (llava's ``text_config`` is ``llama``).
+  and the model type of each default sub-config (llava's ``text_config`` is ``llama``); ``outer_tie``:
+  whether a multimodal model's head is tied, read as transformers reads it.
 - family lists (which feed-forwards are gated, which mixture-of-experts layouts are modelled, which
   models are not one attention + feed-forward stack), each checked against the golden counts that
   benchmarks/oracle_counts.py builds with transformers (tests/test_hf_corpus.py).
@@ -37,6 +38,23 @@ def sub_config_type(model_type: str | None, key: str) -> str | None:
     return (defaults.get("_sub") or {}).get(key)
 
 
+def outer_tie(outer: dict, inner: dict, parent: str | None, inner_type: str | None = None) -> bool | None:
+    """Whether a multimodal model ties its head: transformers reads the outer config's
+    tie_word_embeddings (given, else the text config's own, else the outer family's default).
+
+    A family of TIE_FROM_TEXT ties when either says so: its config's ``__post_init__`` sets the outer
+    value to the text config's when the outer one is false (LlavaConfig, transformers 5.23)."""
+    given, said = outer.get("tie_word_embeddings"), inner.get("tie_word_embeddings")
+    if parent in TIE_FROM_TEXT:
+        own = given if isinstance(given, bool) else (family_defaults(parent) or {}).get("tie_word_embeddings")
+        text = said if isinstance(said, bool) else (family_defaults(inner_type) or {}).get("tie_word_embeddings")
+        return bool(own) or bool(text)
+    for value in (given, said, (family_defaults(parent) or {}).get("tie_word_embeddings")):
+        if isinstance(value, bool):
+            return value
+    return None
+
+
 # Gated feed-forwards (three matrices): families whose MLP is gate/up/down whatever the activation.
 GATED_MODEL_TYPES = frozenset({
     "llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma", "gemma2", "gemma3_text",
@@ -45,6 +63,10 @@ GATED_MODEL_TYPES = frozenset({
     "granite", "granitemoe", "granitemoeshared", "deepseek_v2", "deepseek_v3", "glm", "glm4", "glm4_moe", "chatglm",
     "modernbert", "modernbert-decoder", "gpt_oss", "stablelm", "helium", "exaone4", "smollm3", "ministral", "baichuan",
     "bitnet", "gte", "pixtral", "cpmant", "lfm2", "lfm3", "recurrent_gemma",
+    # towers whose MLP is gated whatever the activation (transformers 5.23): ClvpGatedLinearUnit
+    # (models/clvp/modeling_clvp.py), Kosmos2_5VisionMlp's wi_0/wi_1 (models/kosmos2_5/modeling_kosmos2_5.py),
+    # Pix2StructVisionMlp and Pix2StructTextDenseGatedActDense (models/pix2struct/modeling_pix2struct.py)
+    "clvp_encoder", "kosmos_2_5_vision_model", "pix2struct_vision_model", "pix2struct_text_model",
 })
 # Activations that name a gated unit, or that transformers only uses in gated MLPs (SiLU/Swish).
 GATED_ACTIVATIONS = frozenset({"silu", "swish", "swiglu", "geglu", "reglu", "gelu_glu", "silu_glu"})
@@ -63,6 +85,13 @@ MOE_MODEL_TYPES = frozenset({
     "jamba", "granitemoehybrid", "kimi_linear", "bailing_hybrid", "minimax", "nemotron_h", "qwen3_next", "qwen3_5_moe_text",
 })
 
+# Multimodal configs whose __post_init__ ties the head when the text config ties it, whatever their own
+# tie_word_embeddings (False by default): "if not self.tie_word_embeddings and self.text_config.tie_word_embeddings"
+# in configuration_llava.py, _llava_onevision, _llava_next_video, _fast_vlm, _minimax_m3_vl, _video_llama_3 and
+# _shieldgemma2 (transformers 5.23).
+TIE_FROM_TEXT = frozenset({"llava", "llava_onevision", "llava_next_video", "fast_vlm", "minimax_m3_vl", "video_llama_3",
+                           "shieldgemma2"})
+
 # Gemma 4 text stacks: per-layer-type attention sizes and per-layer inputs (hflayers.gemma4_layers).
 GEMMA4_TYPES = frozenset({"gemma4", "gemma4_text", "gemma4_unified", "gemma4_unified_text"})
 # A sigmoid gate (d x 1) on the shared expert (Qwen-MoE); other families with shared_expert_intermediate_size have none.
@@ -72,6 +101,24 @@ ATTENTION_GATES = {"afmoe": "elementwise", "beam": "elementwise", "laguna": "per
                    "hrm_text": "elementwise", "qwen3_next": "elementwise", "qwen3_5_text": "elementwise",
                    "qwen3_5_moe_text": "elementwise", "lfm3": "per head",
                    "bailing_hybrid": "per head"}
+
+# Stacks built alone from a sub-config whose every layer also attends to another stream (cross-attention,
+# q, k, v, o of the layer's own width): cross-attention blocks per layer, as transformers 5.23 builds them.
+CROSS_ATTENTION_BLOCKS = {
+    "canary_decoder": 1,  # CanaryDecoderLayer.encoder_attn (models/canary/modeling_canary.py)
+    "musicgen_decoder": 1,  # MusicgenDecoderLayer.encoder_attn (models/musicgen/modeling_musicgen.py)
+    "pix2struct_text_model": 1,  # Pix2StructTextBlock.encoder_decoder_attention (models/pix2struct/modeling_pix2struct.py)
+    "sam3_detr_encoder": 1,  # Sam3DetrEncoderLayer.cross_attn (models/sam3/modeling_sam3.py)
+    "sam3_detr_decoder": 2,  # Sam3DetrDecoderLayer.text_cross_attn and .vision_cross_attn
+    "sam3_lite_text_detr_encoder": 1,  # the same layers (models/sam3_lite_text/modeling_sam3_lite_text.py)
+    "sam3_lite_text_detr_decoder": 2,
+    # BltLocalEncoder / BltLocalDecoder (models/blt/modeling_blt.py): cross_attn_layers, one per layer when
+    # cross_attn_all_layers, else one (inspect_config reads the flag)
+    "blt_local_encoder": 1, "blt_local_decoder": 1,
+}
+# A decoder stack alone whose config also names the encoder's depth (encoder_layers): decoder_layers is its depth,
+# every layer with cross-attention, as TrOCR's (PPFormulaNetTextModel: models/pp_formulanet/modeling_pp_formulanet.py).
+DECODER_ONLY_TYPES = frozenset({"pp_formulanet_text"})
 
 # Layers that are not the attention + feed-forward block (state-space, recurrent, linear or hybrid).
 NOT_ATTENTION_TYPES = frozenset({
@@ -103,7 +150,8 @@ NOT_ONE_STACK = {
     "a convolutional or other backbone beside the Transformer (detection, segmentation)": (
         "d_fine", "deimv2", "rt_detr", "rt_detr_v2", "grounding-dino", "mm-grounding-dino", "pp_doclayout_v3",
         "pp_doclayout_v4", "lightglue", "pp_formulanet", "donut-swin", "nougat", "sam3_lite_text", "lw_detr", "rf_detr", "detr",
-        "conditional_detr", "deformable_detr", "dab-detr", "table-transformer", "omdet-turbo"),
+        "conditional_detr", "deformable_detr", "dab-detr", "table-transformer", "omdet-turbo",
+        "eomt", "eomt_dinov3", "videomt"),  # EoMT's convolutional upscale_block (models/eomt/modeling_eomt.py)
     "several stacks of different sizes (vision or speech encoders, Q-Formers, depth decoders, cross-attention)": (
         "blip", "blip_2_qformer", "bridgetower", "git", "idefics", "pix2struct", "tvp", "vit_mae", "csm", "moshi",
         "kyutai_speech_to_text", "evolla", "neomme", "seamless_m4t", "seamless_m4t_v2", "granite_docling_vision",
@@ -120,6 +168,17 @@ NOT_ONE_STACK = {
         "qwen3_vl_vision", "qwen3_vl_moe_vision", "qwen3_omni_moe_vision_encoder", "cohere_compass_vision",
         "exaone4_5_vision", "qwen2_5_vl_vision", "qwen2_5_omni_vision_encoder", "qwen2_vl_vision", "glm4v_vision",
         "glm4v_moe_vision", "ernie4_5_vl_moe_vision", "idefics_vision"),
+    # towers built alone from their sub-config (transformers 5.23), 17-100% off as one stack (issue 40)
+    "cross-attention to an encoder of another width (cross_hidden_size) in every layer (DiaDecoderLayer)": (
+        "dia_decoder",),
+    "grouping blocks (group tokens, assignment attention, group projectors) between its stages (GroupViT)": (
+        "groupvit_vision_model",),
+    "cross-frame message attention (message_fc, message_attn) in every layer (XCLIPEncoderLayer)": (
+        "xclip_vision_model",),
+    "one weight per codebook in every linear layer (MoshiFlexibleLinear)": ("moshi_depth",),
+    "a diffusion transformer with adaptive norms, time and speaker encoders (Qwen2.5-Omni's token2wav DiT)": (
+        "qwen2_5_omni_dit",),
+    "a vision tower whose layers are not attention + feed-forward blocks (InklingVisionModel)": ("inkling_vision",),
     "an encoder and a decoder (or several stacks) in separate sub-configs; depth and width are the first stack's": (
         "blt", "dia", "canary", "encoder-decoder", "vision-encoder-decoder", "speech-encoder-decoder", "t5gemma",
         "t5gemma2", "deepseek_ocr2_vision", "unlimited_ocr_vision"),
@@ -143,7 +202,7 @@ LEARNED_POSITIONS = {
     "opt": ("max_position_embeddings", 2), "biogpt": ("max_position_embeddings", 2), "xlm": ("max_position_embeddings", 0),
     "bart": ("max_position_embeddings", 2), "mbart": ("max_position_embeddings", 2), "mvp": ("max_position_embeddings", 2),
     "plbart": ("max_position_embeddings", 2), "florence2": ("max_position_embeddings", 2), "fsmt": ("max_position_embeddings", 2),
-    "trocr": ("max_position_embeddings", 2), "blenderbot": ("max_position_embeddings", 0),
+    "trocr": ("max_position_embeddings", 2), "pp_formulanet_text": ("max_position_embeddings", 2), "blenderbot": ("max_position_embeddings", 0),
     "blenderbot-small": ("max_position_embeddings", 0), "marian": ("max_position_embeddings", 0),
     "pegasus": ("max_position_embeddings", 0), "bigbird_pegasus": ("max_position_embeddings", 0),
     "distilbert": ("max_position_embeddings", 0),
@@ -155,7 +214,14 @@ T5_MODEL_TYPES = frozenset({"t5", "mt5", "umt5", "longt5"})
 
 
 def _bert_style(cfg: dict, model_type: str | None) -> bool:
-    """BERT-style learned positions and token types: the family has type_vocab_size and no rotary keys."""
+    """BERT-style learned positions and token types: the family has type_vocab_size and no rotary keys.
+
+    A rotary family whose config class has no ``position_embedding_type`` ignores the key: ModernBERT's
+    published configs say "absolute" (transformers' convert_modernbert script copies it), yet
+    ModernBertEmbeddings holds the token table only (models/modernbert/modeling_modernbert.py)."""
+    defaults = family_defaults(model_type) or {}
+    if defaults.get("_rope") and "position_embedding_type" not in defaults:
+        return False
     if cfg.get("position_embedding_type") not in (None, "absolute"):
         return False
     return cfg.get("position_embedding_type") == "absolute" or (

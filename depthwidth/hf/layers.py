@@ -7,7 +7,7 @@ transformers' own builds (tests/golden/hf_counts.json).
 from __future__ import annotations
 
 from ..errors import InputError
-from .families import MOE_MODEL_TYPES, SHARED_EXPERT_GATE_TYPES, family_defaults
+from .families import CROSS_ATTENTION_BLOCKS, MOE_MODEL_TYPES, SHARED_EXPERT_GATE_TYPES, family_defaults
 from .read import EXPECTED, EXPERT_HINTS, EXPERTS_KEYS, KV_HEADS_KEYS, NESTED_KEYS, TOP_K_KEYS, _first, _optional, _whole
 
 def _expert_keys(cfg: dict) -> list[str]:
@@ -196,3 +196,41 @@ def gemma4_layers(cfg: dict, depth: int, kv_heads: int, head_dim: int, ffn: int,
              f"{[v[1:] for v in fields['attention_variants']]} (kv heads, head_dim, k/v matrices), per-layer inputs of "
              f"{fields['per_layer_input']}" + (f", {shared} layers reusing keys and values" if shared else "")]
     return fields, notes
+
+
+def codebook_tables(cfg: dict, model_type: str | None, width: int, vocab: int | None, source: str) -> tuple[dict, list[str]]:
+    """Embedding fields of an audio depth decoder that reads and predicts several codebooks (transformers 5.23).
+
+    - CSM's depth decoder (models/csm/modeling_csm.py, CsmDepthDecoderModel / CsmCodebooksHead): one table of
+      ``num_codebooks``·V rows x ``backbone_hidden_size`` B, projected to the width by ``inputs_embeds_projector``
+      (B x d), and one head of (num_codebooks - 1) x d x V: V·B + B·d + (C - 1)·V·B + (C - 1)·d·V.
+    - Qwen3-Omni's talker code predictor (models/qwen3_omni_moe/modeling_qwen3_omni_moe.py,
+      Qwen3OmniMoeTalkerCodePredictorModel): ``num_code_groups`` - 1 tables V x d (``codec_embedding``) and as
+      many heads d x V (``lm_head``), none shared: 2·(G - 1)·V·d.
+    Each is counted with ``tied`` True and the tables and heads past the first table in ``other_embedding_params``.
+    {} for any other model type or when the vocabulary is unknown."""
+    if vocab is None:
+        return {}, []
+    if model_type == "csm_depth_decoder_model":
+        codebooks = _whole("num_codebooks", cfg.get("num_codebooks") or 32, source)
+        backbone = _whole("backbone_hidden_size", cfg.get("backbone_hidden_size") or 2048, source)
+        fields = dict(tied=True, embedding_width=backbone, embedding_projections=1,
+                      other_embedding_params=(codebooks - 1) * vocab * backbone + (codebooks - 1) * width * vocab)
+        return fields, [f"CSM depth decoder: an input table of {codebooks}·{vocab} rows x {backbone} projected to {width}, "
+                        f"and {codebooks - 1} codebook heads of {width} x {vocab}, in params_embedding"]
+    if model_type == "qwen3_omni_moe_talker_code_predictor":
+        groups = _whole("num_code_groups", cfg.get("num_code_groups") or 32, source)
+        fields = dict(tied=True, other_embedding_params=(2 * (groups - 1) - 1) * vocab * width)
+        return fields, [f"Qwen3-Omni code predictor: {groups - 1} input tables and {groups - 1} untied heads of "
+                        f"{vocab} x {width}, in params_embedding"]
+    return {}, []
+
+
+def cross_attention_blocks(cfg: dict, model_type: str, depth: int, notes: list[str]) -> int:
+    """Cross-attention blocks (q, k, v, o of the layer's width) of a stack built alone (CROSS_ATTENTION_BLOCKS):
+    blocks per layer x layers; BLT's local stacks have one per layer with ``cross_attn_all_layers``, else one
+    (BltLocalEncoder / BltLocalDecoder: ``layers_to_add``, models/blt/modeling_blt.py)."""
+    crossed = depth if not model_type.startswith("blt_") or cfg.get("cross_attn_all_layers") else 1
+    blocks = CROSS_ATTENTION_BLOCKS[model_type] * crossed
+    notes.append(f"{blocks} cross-attention block(s) (q, k, v, o) in {crossed} layer(s), counted as attention")
+    return blocks
