@@ -27,7 +27,7 @@ from ..arch import blocks
 from ..arch.hardware import tp_sizes
 from . import comm, run
 from ..theory.num import lib
-from .perf import (BYTES, RECOMPUTE_CODE, STEP_EFFICIENCY, Layout, attention_kernel, gemm_floor, head_seconds, layer_forward,
+from .perf import (BYTES, RECOMPUTE_CODE, Layout, step_efficiency, attention_kernel, gemm_floor, head_seconds, layer_forward,
                    optimizer_seconds, stage_params_per_gpu, train_step, training_rates)
 
 RECOMPUTE_NAMES = ("none", "selective", "full")
@@ -193,8 +193,10 @@ def _floor(arch, hw, tp, cp, mb, context, forward, base, gemm=None) -> tuple:
     ``perf.layer_forward`` (``gemm_floor``: a lower bound proportional to ``mb``)."""
     gemm_time, core, elementwise, _ = forward
     tokens = mb * context / cp
-    layer = 3.0 * (gemm_time / STEP_EFFICIENCY + core / STEP_EFFICIENCY + elementwise / STEP_EFFICIENCY)
-    return (layer + comm.tp_seconds(hw, tp, tokens * arch.width * BYTES, 4, base), head_seconds(arch, hw, tokens, tp, gemm))
+    efficiency = step_efficiency(base)
+    layer = 3.0 * (gemm_time / efficiency + core / efficiency + elementwise / efficiency)
+    return (layer + comm.tp_seconds(hw, tp, tokens * arch.width * BYTES, 4, base),
+            head_seconds(arch, hw, tokens, tp, gemm, efficiency))
 
 
 def _pipeline_bound(global_batch, dp, mb, pp, v, stage, optimizer):

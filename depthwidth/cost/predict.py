@@ -26,6 +26,12 @@ class Cluster:
     serve: bool = False
     batch: int = 1
     count_layouts: bool = True  # False: layouts_fitting is null (the search skips counting; a plan's candidates)
+    efficiency: float | None = None  # a calibration profile's share of the modelled compute time (None: perf.STEP_EFFICIENCY)
+
+    @property
+    def options(self) -> dict:
+        """The Layout fields beyond the layout search's own: the calibrated efficiency, when there is one."""
+        return {} if self.efficiency is None else {"efficiency": self.efficiency}
 
 
 def _setting(arch, cluster: Cluster) -> tuple:
@@ -46,7 +52,7 @@ def time_floor(arch: blocks.Architecture, cluster: Cluster) -> tuple[float, floa
     if cluster.tokens is None or cluster.mfu is not None:
         return None
     hw, gpus, fixed, batch = _setting(arch, cluster)
-    step = step_floor(arch, hw, gpus, cluster.context, batch, fixed, cluster.attention)
+    step = step_floor(arch, hw, gpus, cluster.context, batch, fixed, cluster.attention, **cluster.options)
     if step is None:
         return None
     return _days_and_gpu_hours(cluster.tokens * step / (batch * cluster.context), gpus)
@@ -71,7 +77,7 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
                      "(Brown et al. 2020, Table 2.1); set --global-batch")
     if cluster.gpus is None:
         notes.append(f"no --gpus: one node of {gpus} {hw.label}")
-    found = search(arch, hw, gpus, cluster.context, batch, fixed, cluster.attention, count=cluster.count_layouts)
+    found = search(arch, hw, gpus, cluster.context, batch, fixed, cluster.attention, count=cluster.count_layouts, **cluster.options)
     if found is None:
         raise InputError("--gpus", gpus, "no layout of the fixed degrees divides it: tp x cp x pp must divide the GPUs")
     layout, rates, memory, tried, fitting = found

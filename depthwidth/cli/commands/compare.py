@@ -26,7 +26,7 @@ def command(
     from ..training import costed, given_run
 
     format, field, c2_reading = shown
-    spec = given_run(run)
+    spec, fixed, rate = given_run(run)
     deep_shape, shallow_shape = resolve_shapes([deep, shallow], None)
     if deep_shape.depth < shallow_shape.depth:  # issue 34: passed silently
         from ..notices import warn
@@ -38,5 +38,6 @@ def command(
     deep_arch, shallow_arch = block_for(deep, deep_shape), block_for(shallow, shallow_shape)
     warn_constraints([(deep, deep_arch, deep_shape.heads), (shallow, shallow_arch, shallow_shape.heads)], run.tp, run.multiple)
     report = compare_with_blocks(result, deep_arch, shallow_arch)
-    report = replace(report, deep=costed(report.deep, deep_arch, spec), shallow=costed(report.shallow, shallow_arch, spec))
+    report = replace(report, deep=costed(report.deep, deep_arch, spec, fixed, rate),
+                     shallow=costed(report.shallow, shallow_arch, spec, fixed, rate))
     emit(report, format.value, field, compare_tables)
