@@ -101,6 +101,10 @@ def startup(exe: list[str], env: dict) -> None:
         for fmt in ("json", "jsonl")}
     json_commands["plan csv"] = exe + ["plan", "--params", "1e9", "--format", "csv"]  # issue 32: CSV and --field too
     json_commands["plan field"] = exe + ["plan", "--params", "1e9", "--field", "recommended_width"]
+    # issue 41: calibrate (a bisection of the performance model) within 1.5x the floor, as every machine output
+    json_commands["calibrate json"] = exe + ["calibrate", "32x4096", "--arch", "llama", "--gpus", "64", "--tp", "2", "--pp", "1",
+                                             "--zero", "1", "--micro-batch", "2", "--global-batch", "512", "--context", "4096",
+                                             "--recompute", "selective", "--step-seconds", "2.0", "--format", "json"]
     walls = median_walls({**commands, **json_commands}, env)
     floor = walls["floor"]
     line('python -c "pass" (the interpreter, for information)', f"{walls['interpreter'] * 1e3:.1f} ms")

@@ -102,24 +102,27 @@ def train_run(train, batch: int = 1):
     recompute = _choice(train.recompute, "--recompute", ("none", "selective", "full"))
     attention = _choice(train.attention, "--attention", ("flash", "unfused"))
     rate = None if train.mfu is None else bounded_number(train.mfu, "--mfu", 1, MFU_ACCEPTED, lowest=MIN_MFU)
-    efficiency = _profile_efficiency(train.profile, train.gpu, rate)
+    profile = _profile(train.profile, train.gpu, rate)
     spec = run_spec(one_token_count(train.tokens), train.gpu, train.gpus, train.tp or 1, train.pp or 1,
                     1 if train.zero is None else train.zero, recompute or "selective", rate or 0.4, train.context, batch,
-                    micro_batch=train.micro_batch, global_batch=train.global_batch, attention=attention, efficiency=efficiency)
+                    micro_batch=train.micro_batch, global_batch=train.global_batch, attention=attention, **profile)
     fixed = tuple((k, v) for k, v in (("tp", train.tp), ("pp", train.pp), ("cp", train.cp), ("micro_batch", train.micro_batch),
                                       ("zero", train.zero), ("recompute", recompute)) if v is not None)
     return spec, fixed, rate
 
 
-def _profile_efficiency(path, gpu: str, rate) -> float | None:
-    """The efficiency of the calibration profile at ``path`` (None without one), checked against ``--gpu``."""
+def _profile(path, gpu: str, rate) -> dict:
+    """The RunSpec fields of the calibration profile at ``path`` (efficiency, calibrated_on; none
+    without one), checked against ``--gpu``."""
     if path is None:
-        return None
+        return {}
     if rate is not None:
         raise InputError("--profile", path, "times from a calibrated efficiency; --mfu times from a flat utilization: give one of them")
-    from ..cost.calibration import read_profile
+    from ..arch.hardware import accelerator
+    from ..loop.profiles import read_profile
 
-    return read_profile(path, gpu.strip().lower()).efficiency
+    profile = read_profile(path, accelerator(gpu).name)
+    return {"efficiency": profile.efficiency, "calibrated_on": profile.calibrated_on}
 
 
 def given_run(run):
@@ -131,10 +134,10 @@ def searched_run(layout, tp, context, batch):
     """The RunSpec of a layout the performance model searches (options.LAYOUT: plan, sweep); the
     searched fields at their flat-utilization defaults. Every run option is checked here."""
     attention = _choice(layout.attention, "--attention", ("flash", "unfused"))
-    efficiency = _profile_efficiency(layout.profile, layout.gpu, layout.mfu)
+    profile = _profile(layout.profile, layout.gpu, layout.mfu)
     return run_spec(None, layout.gpu, layout.gpus, tp, layout.pp or 1, 1 if layout.zero is None else layout.zero,
                     layout.recompute or "selective", layout.mfu or "0.4", context, batch, micro_batch=layout.micro_batch,
-                    global_batch=layout.global_batch, attention=attention, efficiency=efficiency)
+                    global_batch=layout.global_batch, attention=attention, **profile)
 
 
 def fixed_layout(layout) -> tuple:
@@ -172,4 +175,4 @@ def costed(record, arch, spec, fixed: tuple = (), rate=None):
     fields = cost_fields(costs, spec.tokens is not None)
     if spec.gpus is None:  # searched on one node; without --gpus no wall-clock days (as sweep)
         fields["train_days"] = None
-    return with_costs(record, {**fields, **{name: extra[name] for name in TIME_FIELDS}})
+    return with_costs(record, {**fields, **{name: extra.get(name) for name in TIME_FIELDS}, "calibrated_on": spec.calibrated_on})

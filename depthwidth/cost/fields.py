@@ -18,7 +18,7 @@ RUN_FIELDS = ("tokens", "train_flops", "train_gpu_hours", "train_days", "train_m
               "kv_cache_bytes_per_sequence")
 RECOMMENDED_FIELDS = RUN_FIELDS[1:]
 # the performance model's account of a given shape's run (compare, inspect; cost/modeled.MODEL_FIELDS but decode)
-TIME_FIELDS = ("step_seconds", "tokens_per_second", "mfu", "layout")
+TIME_FIELDS = ("step_seconds", "tokens_per_second", "mfu", "layout", "calibrated_on")
 
 
 def cost_fields(costs, tokens_given: bool = True) -> dict:

@@ -22,7 +22,8 @@ def cluster(spec, fixed: tuple = (), **options):
     from .predict import Cluster
 
     return Cluster(gpu=spec.gpu, gpus=spec.gpus, context=spec.context, global_batch=spec.global_batch, tokens=spec.tokens,
-                   fixed=tuple(fixed), attention=spec.attention, efficiency=spec.efficiency, **options)
+                   fixed=tuple(fixed), attention=spec.attention, efficiency=spec.efficiency,
+                   calibrated_on=spec.calibrated_on, **options)
 
 
 def modeled_costs(arch, spec, fixed: tuple = (), serve: bool = True) -> tuple:

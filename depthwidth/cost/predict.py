@@ -27,6 +27,7 @@ class Cluster:
     batch: int = 1
     count_layouts: bool = True  # False: layouts_fitting is null (the search skips counting; a plan's candidates)
     efficiency: float | None = None  # a calibration profile's share of the modelled compute time (None: perf.STEP_EFFICIENCY)
+    calibrated_on: str | None = None  # what that profile was measured on (printed with every answer it times)
 
     @property
     def options(self) -> dict:
@@ -108,6 +109,7 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
         "step_seconds": step, "tokens_per_second": tokens_per_second, "tokens_per_second_per_gpu": tokens_per_second / gpus,
         "mfu": mfu, "hfu": rates["hfu"] * (mfu / rates["mfu"]), "bubble_fraction": rates["bubble_seconds"] / rates["step_seconds"],
         "train_memory_per_gpu_bytes": int(memory), "layouts_searched": tried, "layouts_fitting": fitting,
+        "calibrated_on": cluster.calibrated_on if cluster.mfu is None else None,
         "tokens": cluster.tokens, "train_days": days, "train_gpu_hours": hours, "billed_ratio": BILLED_RATIO,
         "prefill_seconds": None, "decode_seconds_per_token": None, "decode_tokens_per_second": None, "serving_tp": None,
     }

@@ -73,7 +73,7 @@ class RunSpec:
     What only the performance model reads (``modeled.modeled_costs``, ``predict.Cluster``): ``global_batch``
     in sequences (None: ``layout.default_global_batch``), ``attention`` (None: ``perf.attention_kernel``'s
     default) and ``efficiency``, the stack's share of the modelled compute time (None: ``perf.STEP_EFFICIENCY``;
-    a calibration profile's, ``cost/calibration.py``)."""
+    a calibration profile's, ``cost/calibration.py``, with ``calibrated_on``, what it was measured on)."""
 
     tokens: float | None = None
     gpu: str = "h100"
@@ -93,6 +93,7 @@ class RunSpec:
     global_batch: int | None = None
     attention: str | None = None
     efficiency: float | None = None
+    calibrated_on: str | None = None  # the calibration profile's line: what the efficiency was measured on
 
     def __post_init__(self):
         for name in ("tp", "pp", "context", "batch", "micro_batch"):

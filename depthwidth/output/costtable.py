@@ -47,3 +47,31 @@ def cost_tables(records):
     yield _notes([n for r in records for n in r["notes"]] + [
         "model error on 56 published runs: median 5.7%, 53 of 56 within 25% (docs/performance.md); "
         "times are a healthy cluster's steady state"])
+
+
+def calibrate_tables(records):
+    """`calibrate`: the measurement, the fitted efficiency with its interval, the model before and
+    after, and where the profile went."""
+    from .screen import layout_text
+    from .tables import _table
+
+    for r in records:
+        m = r["measurement"]
+        interval = ("n/a (one measurement)" if r["efficiency_low"] is None else
+                    f"{r['efficiency_low']:.3f} .. {r['efficiency_high']:.3f} (10th-90th percentile steps)")
+        measured = f"{r['measured_step_seconds']:.4g} s/step" + (
+            "" if r["measured_step_seconds_low"] is None else
+            f" (10th-90th percentile {r['measured_step_seconds_low']:.4g} .. {r['measured_step_seconds_high']:.4g} s)")
+        yield _table(f"Calibration of {r['shape']} ({r['arch']}) on {r['gpus']} {r['gpu']}", ["", ""], [
+            ["measured", measured],
+            ["from", m["source"] + (f": {m['steps_read']:,} steps read, {m['warmup_skipped']} warm-up reading(s) skipped"
+                                    if m["kind"] == "log" else "")],
+            ["run", f"{layout_text(r['layout'])}; global batch {r['global_batch']:,} x {r['context']:,} tokens; "
+                    f"{r['attention']} attention"],
+            ["model out of the box", f"{r['step_seconds_before']:.4g} s/step, MFU {r['mfu_before']:.1%} (efficiency "
+                                     f"{r['default_efficiency']:g})"],
+            ["fitted efficiency", f"{r['efficiency']:.4f}; interval {interval}"],
+            ["calibrated model", f"{r['step_seconds']:.4g} s/step, MFU {r['mfu']:.1%}, {r['tokens_per_second']:,.0f} tokens/s"
+                                 + ("" if r["train_days"] is None else f", {r['train_days']:,.1f} days for {r['tokens']:.3g} tokens")],
+            ["profile", r["profile"] or "not written (--out FILE writes it, for --profile)"],
+        ], show_header=False)

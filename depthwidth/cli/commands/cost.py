@@ -35,7 +35,7 @@ def command(
         raise InputError("shapes", "(none)", "expected at least one shape such as 32x4096, a model name, '-' or --config FILE")
     run = cluster(spec, fixed, mfu=rate, serve=serve, batch=batch)
     context = train.context
-    named = _architectures(expand_stdin(shapes) if shapes else [], config or [], arch, context,
+    named = architectures(expand_stdin(shapes) if shapes else [], config or [], arch, context,
                            dict(kv_heads=kv_heads, **block._asdict()))
     records = []
     for name, block in named:
@@ -45,7 +45,7 @@ def command(
     emit(records, format.value, field, cost_tables)
 
 
-def _architectures(texts, configs, arch, context, overrides):
+def architectures(texts, configs, arch, context, overrides):
     """(name, blocks.Architecture) of every shape text and config file, all checked first."""
     from ...arch.presets import preset
     from ...errors import InputError
