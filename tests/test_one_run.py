@@ -106,5 +106,42 @@ def test_the_issue_acceptance_run_gives_one_answer():
     [inspected] = json.loads(run(["inspect", "tests/configs/llama-7b.json", *options]).stdout)
     assert inspected["train_days"] == pytest.approx(cost["train_days"], rel=TOLERANCE)
     # the layout is the one given, and the days are the tokens at the step's pace
-    assert cost["layout"] == {"tp": 2, "pp": 1, "dp": 32, "cp": 1, "micro_batch": 2, "recompute": "selective", "zero": 1}
+    assert cost["layout"] == {"tp": 2, "pp": 1, "dp": 32, "cp": 1, "micro_batch": 2, "recompute": "selective", "zero": 1,
+                              "accumulation": 512 // (32 * 2)}
     assert cost["train_days"] == pytest.approx(2e12 / (512 * 4096) * cost["step_seconds"] / 86400, rel=1e-9)
+
+
+@pytest.mark.parametrize("shape,options", [
+    ("12x768", ["--gpus", "8"]), ("24x2048", ["--arch", "llama", "--gpus", "48"]), ("32x4096", ["--arch", "llama", "--gpus", "64"]),
+    ("80x8192", ["--arch", "llama", "--gpus", "512", "--context", "8192"]), ("24x1024", ["--gpus", "96", "--global-batch", "384"]),
+])
+def test_the_batch_arithmetic_is_exact_and_default_batches_are_powers_of_two(shape, options):
+    """Issue 41: GPT-3's token batch turned into 244, 488 or 977 sequences forced a micro-batch of 1 or 31."""
+    record = _cost(shape, options)
+    lay = record["layout"]
+    assert lay["dp"] * lay["micro_batch"] * lay["accumulation"] == record["global_batch"]
+    if "--global-batch" not in options:
+        assert record["global_batch"] & (record["global_batch"] - 1) == 0
+
+
+def test_every_preset_defaults_to_flash_attention():
+    """The README's first plan ran the vanilla block unfused (MFU 0.23); flash unless --attention unfused."""
+    flash = _cost("24x2048", ["--gpus", "8", "--tokens", "1e10"])
+    unfused = _cost("24x2048", ["--gpus", "8", "--tokens", "1e10", "--attention", "unfused"])
+    assert flash["mfu"] > unfused["mfu"] and flash["train_days"] < unfused["train_days"]
+
+
+def test_a_small_model_on_one_node_keeps_a_simpler_zero_stage():
+    """Issue 41: ZeRO-3 hid its gathers behind compute and won every tie on memory, so a 125M model on one
+    node got ZeRO-3; on equal step times the simpler stage is kept."""
+    record = _cost("12x768", ["--gpus", "8", "--tokens", "2.5e9"])
+    assert record["layout"]["zero"] < 3
+    fixed = _cost("12x768", ["--gpus", "8", "--tokens", "2.5e9", "--zero", "3"])
+    assert fixed["step_seconds"] >= record["step_seconds"] * (1 - 1e-12)  # ZeRO-3 is never faster
+
+
+def test_without_gpus_a_model_one_node_cannot_hold_gets_the_smallest_cluster_that_fits():
+    record = _cost("80x8192", ["--arch", "llama", "--tokens", "1.5e13"])
+    smaller = _cost("80x8192", ["--arch", "llama", "--gpus", str(record["gpus"] // 2), "--tokens", "1.5e13"])
+    assert record["gpus"] > 8 and any(f"{record['gpus']:,} GPUs" in n for n in record["notes"])
+    assert record["train_memory_per_gpu_bytes"] <= 80e9 and smaller["train_memory_per_gpu_bytes"] > 80e9

@@ -110,10 +110,12 @@ SearchCp = Annotated[Optional[int], typer.Option("--cp", help="Context-parallel 
                                                  min=1, max=1 << 12)]
 MicroBatch = Annotated[Optional[int], typer.Option("--micro-batch", help="Sequences per micro-batch (default: searched).", min=1, max=1 << 16)]
 GlobalBatch = Annotated[Optional[int], typer.Option("--global-batch", help="Sequences per optimizer step. Default: GPT-3's batch for "
-                                                                           "the size (Brown et al. 2020, Table 2.1).", min=1, max=1 << 30)]
-Attention = Annotated[Optional[str], typer.Option("--attention", help="Attention kernel: flash or unfused. Default: unfused for the "
-                                                                      "vanilla and gpt2 presets (as Megatron-LM trained them), flash otherwise.")]
-ClusterGpus = Annotated[Optional[int], typer.Option("--gpus", help="GPUs training together. Default: one node of --gpu (compare and "
+                                                                           "the size (Brown et al. 2020, Table 2.1) rounded to a power of "
+                                                                           "two.", min=1, max=1 << 30)]
+Attention = Annotated[Optional[str], typer.Option("--attention", help="Attention kernel: flash (default, every preset) or unfused "
+                                                                      "(Megatron-LM 2021-22: the T x T scores through memory).")]
+ClusterGpus = Annotated[Optional[int], typer.Option("--gpus", help="GPUs training together. Default: one node of --gpu, or the smallest "
+                                                                   "cluster that holds the model (compare and "
                                                                    "inspect then give no wall-clock days).", min=1, max=1 << 24)]
 ProfileFile = Annotated[Optional[str], typer.Option("--profile", help="A calibration profile written by `depthwidth calibrate --out`: "
                                                                       "time from the efficiency measured on your own run (same --gpu).")]

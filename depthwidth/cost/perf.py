@@ -73,13 +73,13 @@ def step_efficiency(layout: Layout) -> float:
     return STEP_EFFICIENCY if layout.efficiency is None else layout.efficiency
 
 
-MEGATRON_FAMILIES = ("vanilla", "gpt2")  # blocks trained the GPT-3/Megatron-LM way: dropout, unfused attention
+MEGATRON_FAMILIES = ("vanilla", "gpt2")  # blocks trained the GPT-3/Megatron-LM way: dropout
 
 
 def attention_kernel(arch, layout: Layout) -> str:
-    """The layout's attention kernel; by default ``unfused`` for the GPT-era presets (vanilla, gpt2: as
-    Megatron-LM trained them in the published runs of that block) and ``flash`` for the others."""
-    return layout.attention or ("unfused" if arch.family in MEGATRON_FAMILIES else "flash")
+    """The layout's attention kernel; by default ``flash`` for every block, as engineers train today
+    (issue 41; the published runs of Megatron-LM 2021-22, which had no fused kernel, say ``unfused``)."""
+    return layout.attention or "flash"
 
 
 def gemm_seconds(m, n, k, hw, batch=1.0):

@@ -64,6 +64,33 @@ def _days_and_gpu_hours(seconds, gpus: int) -> tuple:
     return seconds / 86400, seconds * gpus / 3600
 
 
+MOST_NODES = 1 << 12  # without --gpus, the largest cluster tried for a model one node cannot hold
+
+
+def _cluster_search(arch, hw, gpus: int, cluster: Cluster, batch: int, fixed: dict) -> tuple:
+    """(GPUs, ``layout.search``'s answer, a note or None): on the GPUs given; without --gpus on one node,
+    or when no layout fits there, on the smallest cluster of 2, 4, 8, ... nodes where one does (issue 41:
+    a 70B plan on one node "did NOT fit" and took 2,589 days, naming no cluster)."""
+    from .layout import search
+
+    def searched(n):
+        return search(arch, hw, n, cluster.context, batch, fixed, cluster.attention, count=cluster.count_layouts, **cluster.options)
+
+    found = searched(gpus)
+    if cluster.gpus is not None:
+        return gpus, found, None
+    if found is None or found[0]["fits"]:
+        return gpus, found, f"no --gpus: one node of {gpus} {hw.label}"
+    nodes = 2
+    while nodes <= MOST_NODES:
+        more = searched(nodes * gpus)
+        if more is not None and more[0]["fits"]:
+            return nodes * gpus, more, (f"no --gpus: one node of {gpus} {hw.label} cannot hold it; the smallest cluster that "
+                                        f"fits, {nodes * gpus:,} GPUs ({nodes} nodes), is costed (set --gpus)")
+        nodes *= 2
+    return gpus, found, f"no --gpus: no cluster of up to {MOST_NODES:,} nodes of {hw.label} holds it; one node is shown"
+
+
 def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
     """The cost record of ``arch`` on ``cluster`` (see docs/performance.md for every field)."""
     from .layout import search
@@ -75,10 +102,9 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
     notes = []
     if cluster.global_batch is None:
         notes.append(f"global batch {batch:,} sequences of {cluster.context:,} tokens: GPT-3's batch for this size "
-                     "(Brown et al. 2020, Table 2.1); set --global-batch")
-    if cluster.gpus is None:
-        notes.append(f"no --gpus: one node of {gpus} {hw.label}")
-    found = search(arch, hw, gpus, cluster.context, batch, fixed, cluster.attention, count=cluster.count_layouts, **cluster.options)
+                     "(Brown et al. 2020, Table 2.1) rounded to a power of two; set --global-batch")
+    gpus, found, note = _cluster_search(arch, hw, gpus, cluster, batch, fixed)
+    notes += [note] if note else []
     if found is None:
         raise InputError("--gpus", gpus, "no layout of the fixed degrees divides it: tp x cp x pp must divide the GPUs")
     layout, rates, memory, tried, fitting = found
@@ -88,6 +114,9 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
                      f"stage of {-(-depth // layout['pp'])} layers")
     if not layout.pop("fits"):
         notes.append(f"no layout fits in {hw.hbm_bytes / 1e9:.0f} GB per GPU: the least memory one is shown")
+    if batch % (layout["dp"] * layout["micro_batch"]):
+        notes.append(f"global batch {batch:,} is not a multiple of dp x micro-batch = {layout['dp']} x {layout['micro_batch']}: "
+                     f"{int(rates['micro_batches'])} micro-batches per step costed, the last partly filled")
     if arch.moe:
         notes.append("mixture of experts: expert parallelism not searched (experts split by tensor parallelism)")
     model_flops = train_flops_per_token(arch, cluster.context)
@@ -104,7 +133,8 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
     record = {
         "params_nonembedding": nonembedding, "params_embedding": embedding,
         "gpu": hw.name, "gpus": gpus, "context": cluster.context, "global_batch": batch,
-        "layout": {k: layout[k] for k in ("tp", "pp", "dp", "cp", "micro_batch", "recompute", "zero")},
+        "layout": {**{k: layout[k] for k in ("tp", "pp", "dp", "cp", "micro_batch", "recompute", "zero")},
+                   "accumulation": int(rates["micro_batches"])},
         "interleave": layout["interleave"],
         "step_seconds": step, "tokens_per_second": tokens_per_second, "tokens_per_second_per_gpu": tokens_per_second / gpus,
         "mfu": mfu, "hfu": rates["hfu"] * (mfu / rates["mfu"]), "bubble_fraction": rates["bubble_seconds"] / rates["step_seconds"],

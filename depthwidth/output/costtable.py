@@ -23,7 +23,7 @@ def cost_tables(records):
     serve = any(r.get("decode_seconds_per_token") is not None for r in records)
     timed = any(r.get("train_days") is not None for r in records)
     target = any(r.get("time_to_target_days") is not None for r in records)
-    columns = ["shape", "layout tp/pp/dp/cp mb rc zero", "step s", "tokens/s", "MFU", "HFU", "GB/GPU", "loss vs best"]
+    columns = ["shape", "layout tp/pp/dp/cp mb x accum rc zero", "step s", "tokens/s", "MFU", "HFU", "GB/GPU", "loss vs best"]
     columns += ["days", "GPU-hours"] if timed else []
     columns += ["days to target"] if target else []
     if serve:
@@ -31,7 +31,8 @@ def cost_tables(records):
     rows = []
     for r in records:
         lay = r["layout"]
-        row = [r["shape"], f"{lay['tp']}/{lay['pp']}/{lay['dp']}/{lay['cp']} mb{lay['micro_batch']} {lay['recompute']} z{lay['zero']}",
+        row = [r["shape"], f"{lay['tp']}/{lay['pp']}/{lay['dp']}/{lay['cp']} mb{lay['micro_batch']}x{lay['accumulation']} "
+                                 f"{lay['recompute']} z{lay['zero']}",
                f"{r['step_seconds']:.3g}", f"{r['tokens_per_second']:,.0f}", f"{r['mfu']:.1%}", f"{r['hfu']:.1%}",
                f"{r['train_memory_per_gpu_bytes'] / 1e9:.1f}", _loss(r)]
         if timed:
@@ -42,7 +43,8 @@ def cost_tables(records):
             row += [f"{r['prefill_seconds']:.3g}", f"{r['decode_seconds_per_token'] * 1e3:.2f}", f"{r['decode_tokens_per_second']:,.0f}"]
         rows.append(row)
     first = records[0] if records else {}
-    title = f"cost on {first.get('gpus', '?')} x {first.get('gpu', '?')}, context {first.get('context', '?'):,}" if records else "cost"
+    title = (f"cost on {first.get('gpus', '?')} x {first.get('gpu', '?')}, context {first.get('context', '?'):,}, global batch "
+             f"{first.get('global_batch', '?'):,} = dp x micro-batch x accumulation" if records else "cost")
     yield FittedTable(title, columns, rows, frozenset(columns[2:]), True)
     yield _notes([n for r in records for n in r["notes"]] + [
         "model error on 56 published runs: median 5.7%, 53 of 56 within 25% (docs/performance.md); "
