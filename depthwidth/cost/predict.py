@@ -41,7 +41,9 @@ def _setting(arch, cluster: Cluster) -> tuple:
     from .layout import default_global_batch
 
     hw = accelerator(cluster.gpu)
-    return (hw, cluster.gpus or node_gpus(hw), dict(cluster.fixed),
+    fixed = dict(cluster.fixed)
+    degrees = fixed.get("tp", 1) * fixed.get("pp", 1) * fixed.get("cp", 1)  # one node, rounded up to hold the fixed degrees
+    return (hw, cluster.gpus or node_gpus(hw, degrees), fixed,
             cluster.global_batch or default_global_batch(blocks.params_nonembedding(arch), cluster.context))
 
 
