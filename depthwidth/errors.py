@@ -30,10 +30,10 @@ def not_one_of(what: str, value: object, accepted) -> InputError:
     accepted = [str(a) for a in accepted]
     close = difflib.get_close_matches(str(value).strip().lower(), [a.lower() for a in accepted], n=1, cutoff=0.6)
     hint = next((f"did you mean '{a}'?" for a in accepted if close and a.lower() == close[0]), "")
-    if hint and len(accepted) > 20:  # a long list would bury the near miss: its level only (top, or its parent's)
+    if len(accepted) > 20:  # a long list would bury the near miss and pass a line's length: its level only (top, or its parent's)
         parent = str(value).rpartition(".")[0]
         shown = [a for a in accepted if "." not in a or (parent and a.rpartition(".")[0] == parent)]
-        return InputError(what, value, f"{hint} expected one of " + ", ".join(shown)
+        return InputError(what, value, (hint + " " if hint else "") + "expected one of " + ", ".join(shown)
                           + (" (and nested names: the JSON output shows them)" if len(shown) < len(accepted) else ""))
     return InputError(what, value, (hint + " " if hint else "") + "expected one of " + ", ".join(accepted))
 

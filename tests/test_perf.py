@@ -165,7 +165,8 @@ def test_cost_command_fields(run):
 def test_cost_fixed_values_stay(run):
     r = parse_json(run(["cost", "32x4096", "--arch", "llama", "--gpus", "64", "--tp", "2", "--pp", "4", "--micro-batch", "2",
                         "--recompute", "full", "--zero", "1", "--format", "json"]))[0]
-    assert r["layout"] == {"tp": 2, "pp": 4, "dp": 8, "cp": 1, "micro_batch": 2, "recompute": "full", "zero": 1}
+    assert r["layout"] == {"tp": 2, "pp": 4, "dp": 8, "cp": 1, "micro_batch": 2, "recompute": "full", "zero": 1,
+                           "accumulation": 1024 // (8 * 2)}  # GPT-3's 2M tokens for 7B: 977 sequences, to the power of two 1,024
 
 
 def test_mfu_overrides_the_model(run):

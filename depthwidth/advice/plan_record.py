@@ -45,6 +45,7 @@ class Candidate(ShapeRecord):
     time_to_target_gpu_hours: float | None = None
     mfu: float | None = None  # cost/modeled.MODEL_FIELDS: the performance model's account of the shape (null with --mfu)
     tokens_per_second: float | None = None
+    step_seconds: float | None = None
     layout: dict | None = None
     decode_seconds_per_token: float | None = None
 
@@ -124,6 +125,7 @@ class Plan(PlanBrief):
     recommended_time_to_target_days: float | None
     recommended_mfu: float | None  # the performance model's (cost/modeled.py); null with --mfu
     recommended_tokens_per_second: float | None
+    recommended_step_seconds: float | None
     recommended_layout: dict | None
     recommended_decode_seconds_per_token: float | None
     billed_ratio: float  # what billed time typically is against the predicted (cost/billed.py), with its source:

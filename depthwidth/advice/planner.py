@@ -210,7 +210,8 @@ def run_record(cost) -> dict:
                 fixed_layout=dict(cost.fixed), tp=spec.tp, pp=spec.pp, zero=spec.zero, recompute=spec.recompute,
                 sequence_parallel=spec.sequence_parallel, mfu=None if cost.model else spec.mfu, context=spec.context, batch=spec.batch,
                 micro_batch=spec.micro_batch, data_parallel=spec.dp, ranking_tokens=cost.ranking.tokens,
-                tokens_assumed=not cost.tokens_given)
+                tokens_assumed=not cost.tokens_given,
+                global_batch=spec.global_batch, attention=spec.attention, calibrated_on=spec.calibrated_on if cost.model else None)
 
 
 def fitted_rule_depth(path, budget: int, model):

@@ -45,7 +45,8 @@ def which(named: list, spec, fixed: tuple = (), modeled: bool = True) -> Which:
     accelerator, GPUs or None, context, tokens or None, and with ``modeled`` False the flat --mfu),
     ``fixed`` the layout fields the user gave ((name, value) pairs), the rest searched."""
     from ..arch import blocks
-    from ..cost.predict import Cluster, predict
+    from ..cost.modeled import cluster as modeled_cluster
+    from ..cost.predict import predict
     from . import target
     from .pick import costing
 
@@ -53,8 +54,7 @@ def which(named: list, spec, fixed: tuple = (), modeled: bool = True) -> Which:
     budget = max(counts)
     cost = costing(spec, budget, spec.tokens, spec.context, model=modeled, fixed=fixed)
     run = cost.ranking
-    cluster = Cluster(gpu=run.gpu, gpus=run.gpus, context=run.context, tokens=run.tokens, fixed=tuple(fixed),
-                      mfu=None if modeled else run.mfu, serve=True, count_layouts=False)
+    cluster = modeled_cluster(run, fixed, mfu=None if modeled else run.mfu, serve=True, count_layouts=False)
     sides = [Side(label, name, count, predict(arch, cluster), cost.assess(arch, count, budget))
              for (label, name, arch), count in zip(named, counts)]
     ranked = target.score([s.targeted for s in sides], "balanced")

@@ -25,7 +25,7 @@ from ._typer_compat import ClickException, FunnelGroup, NoArgsIsHelpError, Usage
 EXIT_INTERRUPTED = 130  # 128 + SIGINT: Typer's exit code for a KeyboardInterrupt (see cli/__init__.py)
 
 # every command, in the order `depthwidth --help` lists them (each is cli/commands/<name>.py)
-COMMANDS = ("plan", "sweep", "cost", "compare", "bounds", "equiv", "models", "inspect", "reproduce", "rules", "fit", "export",
+COMMANDS = ("plan", "sweep", "cost", "calibrate", "compare", "bounds", "equiv", "models", "inspect", "reproduce", "rules", "fit", "export",
             "certify", "schema", "plot")
 
 

@@ -103,6 +103,22 @@ Batch = Annotated[int, typer.Option("--batch", help="Sequences served at once, f
 Prefer = Annotated[str, typer.Option("--prefer", help="What the consensus pick inside the depth band minimizes, on the way to the best "
                                                       "shape's loss (docs/loss.md): balanced (wall-clock time to that loss; default), "
                                                       "train (GPU-hours to it) or serve (time to it, KV cache and depth together).")]
+# cost's training run (cost, compare, inspect, calibrate: the TRAIN group); what is not given is searched
+SearchTp = Annotated[Optional[int], typer.Option("--tp", help="Tensor-parallel degree (default: searched); compare and inspect also "
+                                                              "warn for every shape that cannot shard this many ways.", min=1, max=1 << 12)]
+SearchCp = Annotated[Optional[int], typer.Option("--cp", help="Context-parallel degree (default: searched from a 32,768 context).",
+                                                 min=1, max=1 << 12)]
+MicroBatch = Annotated[Optional[int], typer.Option("--micro-batch", help="Sequences per micro-batch (default: searched).", min=1, max=1 << 16)]
+GlobalBatch = Annotated[Optional[int], typer.Option("--global-batch", help="Sequences per optimizer step. Default: GPT-3's batch for "
+                                                                           "the size (Brown et al. 2020, Table 2.1) rounded to a power of "
+                                                                           "two.", min=1, max=1 << 30)]
+Attention = Annotated[Optional[str], typer.Option("--attention", help="Attention kernel: flash (default, every preset) or unfused "
+                                                                      "(Megatron-LM 2021-22: the T x T scores through memory).")]
+ClusterGpus = Annotated[Optional[int], typer.Option("--gpus", help="GPUs training together. Default: one node of --gpu, or the smallest "
+                                                                   "cluster that holds the model (compare and "
+                                                                   "inspect then give no wall-clock days).", min=1, max=1 << 24)]
+ProfileFile = Annotated[Optional[str], typer.Option("--profile", help="A calibration profile written by `depthwidth calibrate --out`: "
+                                                                      "time from the efficiency measured on your own run (same --gpu).")]
 CostTp = Annotated[Optional[int], typer.Option("--tp", help="Tensor-parallel degree: memory per GPU is split by it, and every shape that "
                                                             "cannot shard this many ways gets a warning. Default: 1 (no check).",
                                                min=1, max=1 << 12)]
@@ -145,14 +161,20 @@ def grouped(command):
 BLOCK = Group("BlockOptions", head_dim=(HeadDim, None), ffn_mult=(FfnMult, None), gated=(Gated, None), experts=(Experts, None),
               top_k=(TopK, None), vocab=(Vocab, None), tied=(Tied, None))
 BlockOptions = BLOCK.values
-# the checks and the training run of given shapes (compare, inspect; training.given_run reads it)
-RUN = Group("RunOptions", tp=(CostTp, None), multiple=(CheckMultiple, None), tokens=(Tokens, None), gpu=(Gpu, "h100"),
-            gpus=(Gpus, None), pp=(Pp, 1), zero=(Zero, 1), recompute=(Recompute, "selective"), mfu=(MfuText, "0.4"),
-            context=(Context, DEFAULT_CONTEXT), batch=(Batch, 1))
+# the training run, its cluster and the layout fields it fixes, the rest searched by the performance model
+# (cost, compare, inspect, calibrate: one model, one answer; training.train_run reads it)
+TRAIN = Group("TrainOptions", gpu=(Gpu, "h100"), gpus=(ClusterGpus, None), tp=(SearchTp, None), pp=(SearchPp, None),
+              cp=(SearchCp, None), micro_batch=(MicroBatch, None), global_batch=(GlobalBatch, None), recompute=(SearchRecompute, None),
+              zero=(SearchZero, None), attention=(Attention, None), context=(Context, DEFAULT_CONTEXT), tokens=(Tokens, None),
+              mfu=(MfuOverride, None), profile=(ProfileFile, None))
+TrainOptions = TRAIN.values
+# the checks and the training run of given shapes (compare, inspect): TRAIN, the width check and the serving batch
+RUN = Group("RunOptions", multiple=(CheckMultiple, None), **TRAIN.options, batch=(Batch, 1))
 RunOptions = RUN.values
 # the cluster and the layout the performance model searches (plan, sweep; training.searched_run reads it)
 LAYOUT = Group("LayoutOptions", gpu=(Gpu, "h100"), gpus=(Gpus, None), pp=(SearchPp, None), zero=(SearchZero, None),
-               recompute=(SearchRecompute, None), mfu=(MfuOverride, None))
+               recompute=(SearchRecompute, None), micro_batch=(MicroBatch, None), global_batch=(GlobalBatch, None),
+               attention=(Attention, None), mfu=(MfuOverride, None), profile=(ProfileFile, None))
 LayoutOptions = LAYOUT.values
 # how a command on the theory's records shows them (bounds, models, compare, inspect, equiv)
 SHOWN = Group("ShownOptions", format=(Fmt, Format.table), field=(Field, None), c2_reading=(Reading, C2Reading.consistent))

@@ -68,8 +68,10 @@ def budgets_with_tokens(params, flops, tokens) -> Budgets:
     return Budgets(source, values, lengths * len(values) if len(lengths) == 1 else lengths)  # values keep their texts
 
 
-def run_spec(tokens=None, gpu="h100", gpus=None, tp=1, pp=1, zero=1, recompute="selective", mfu=0.4, context=2048, batch=1):
-    """The costs.RunSpec of the options (it checks itself: a bad value is an InputError naming its flag)."""
+def run_spec(tokens=None, gpu="h100", gpus=None, tp=1, pp=1, zero=1, recompute="selective", mfu=0.4, context=2048, batch=1,
+             **model):
+    """The costs.RunSpec of the options (it checks itself: a bad value is an InputError naming its flag);
+    ``model``: the RunSpec fields only the performance model reads (micro_batch, global_batch, attention, efficiency)."""
     from ..cost.run import RunSpec
 
     if isinstance(mfu, str):  # a text option (a float option would load Pydantic): parsed here
@@ -77,30 +79,72 @@ def run_spec(tokens=None, gpu="h100", gpus=None, tp=1, pp=1, zero=1, recompute="
 
         mfu = bounded_number(mfu, "--mfu", 1, MFU_ACCEPTED, lowest=MIN_MFU)
     return RunSpec(tokens=tokens, gpu=gpu.strip().lower(), gpus=gpus, tp=tp, pp=pp, zero=zero,
-                   recompute=str(getattr(recompute, "value", recompute)).strip().lower(), mfu=mfu, context=context, batch=batch)
+                   recompute=str(getattr(recompute, "value", recompute)).strip().lower(), mfu=mfu, context=context, batch=batch,
+                   **{k: v for k, v in model.items() if v is not None})
+
+
+def _choice(text, option: str, accepted: tuple) -> str | None:
+    """A choice option's value, lower case, or None when not given; InputError naming the accepted values."""
+    if text is None:
+        return None
+    value = text.strip().lower()
+    if value not in accepted:
+        raise InputError(option, text, "expected " + (" or ".join(accepted) if len(accepted) == 2 else "one of " + ", ".join(accepted)))
+    return value
+
+
+def train_run(train, batch: int = 1):
+    """(costs.RunSpec, the fixed layout fields, the --mfu override or None) of cost's run options
+    (options.TRAIN: cost, compare, inspect, calibrate). The fixed fields are the layout the user gave,
+    the rest searched by the performance model; every option is checked here, before any work."""
+    from ..cost.run import MFU_ACCEPTED, MIN_MFU
+
+    recompute = _choice(train.recompute, "--recompute", ("none", "selective", "full"))
+    attention = _choice(train.attention, "--attention", ("flash", "unfused"))
+    rate = None if train.mfu is None else bounded_number(train.mfu, "--mfu", 1, MFU_ACCEPTED, lowest=MIN_MFU)
+    profile = _profile(train.profile, train.gpu, rate)
+    spec = run_spec(one_token_count(train.tokens), train.gpu, train.gpus, train.tp or 1, train.pp or 1,
+                    1 if train.zero is None else train.zero, recompute or "selective", rate or 0.4, train.context, batch,
+                    micro_batch=train.micro_batch, global_batch=train.global_batch, attention=attention, **profile)
+    fixed = tuple((k, v) for k, v in (("tp", train.tp), ("pp", train.pp), ("cp", train.cp), ("micro_batch", train.micro_batch),
+                                      ("zero", train.zero), ("recompute", recompute)) if v is not None)
+    return spec, fixed, rate
+
+
+def _profile(path, gpu: str, rate) -> dict:
+    """The RunSpec fields of the calibration profile at ``path`` (efficiency, calibrated_on; none
+    without one), checked against ``--gpu``."""
+    if path is None:
+        return {}
+    if rate is not None:
+        raise InputError("--profile", path, "times from a calibrated efficiency; --mfu times from a flat utilization: give one of them")
+    from ..arch.hardware import accelerator
+    from ..loop.profiles import read_profile
+
+    profile = read_profile(path, accelerator(gpu).name)
+    return {"efficiency": profile.efficiency, "calibrated_on": profile.calibrated_on}
 
 
 def given_run(run):
-    """The RunSpec of the run options of given shapes (options.RUN: compare, inspect)."""
-    return run_spec(one_token_count(run.tokens), run.gpu, run.gpus, run.tp or 1, run.pp, run.zero, run.recompute, run.mfu,
-                    run.context, run.batch)
+    """(RunSpec, fixed layout fields, --mfu or None) of the run options of given shapes (options.RUN: compare, inspect)."""
+    return train_run(run, run.batch)
 
 
 def searched_run(layout, tp, context, batch):
     """The RunSpec of a layout the performance model searches (options.LAYOUT: plan, sweep); the
     searched fields at their flat-utilization defaults. Every run option is checked here."""
+    attention = _choice(layout.attention, "--attention", ("flash", "unfused"))
+    profile = _profile(layout.profile, layout.gpu, layout.mfu)
     return run_spec(None, layout.gpu, layout.gpus, tp, layout.pp or 1, 1 if layout.zero is None else layout.zero,
-                    layout.recompute or "selective", layout.mfu or "0.4", context, batch)
+                    layout.recompute or "selective", layout.mfu or "0.4", context, batch, micro_batch=layout.micro_batch,
+                    global_batch=layout.global_batch, attention=attention, **profile)
 
 
 def fixed_layout(layout) -> tuple:
     """The layout fields given on the command line ((name, value) pairs); the rest is searched."""
-    recompute = layout.recompute
-    if recompute is not None:
-        recompute = recompute.strip().lower()
-        if recompute not in ("none", "selective", "full"):
-            raise InputError("--recompute", recompute, "expected one of none, selective, full")
-    return tuple((k, v) for k, v in (("pp", layout.pp), ("zero", layout.zero), ("recompute", recompute)) if v is not None)
+    recompute = _choice(layout.recompute, "--recompute", ("none", "selective", "full"))
+    return tuple((k, v) for k, v in (("pp", layout.pp), ("zero", layout.zero), ("micro_batch", layout.micro_batch),
+                                      ("recompute", recompute)) if v is not None)
 
 
 def one_token_count(tokens) -> float | None:
@@ -113,10 +157,22 @@ def one_token_count(tokens) -> float | None:
     return parse_each(texts, _token_count)[0]
 
 
-def costed(record, arch, spec):
-    """``record`` with the cost fields of ``arch`` under ``spec`` (all null when the layout is unknown)."""
-    from ..cost.run import run_costs
-    from ..cost.fields import cost_fields, empty_cost_fields, with_costs
+def costed(record, arch, spec, fixed: tuple = (), rate=None):
+    """``record`` with the cost fields of ``arch`` under ``spec`` (all null when the layout is unknown):
+    timed by the performance model in its best layout of the ``fixed`` fields (``cost.modeled``, as
+    cost, plan and sweep time it), or at the flat --mfu ``rate``."""
+    from ..cost.fields import TIME_FIELDS, cost_fields, empty_cost_fields, with_costs
 
-    fields = empty_cost_fields() if arch is None else cost_fields(run_costs(arch, spec), spec.tokens is not None)
-    return with_costs(record, fields)
+    if arch is None:
+        return with_costs(record, empty_cost_fields())
+    if rate is not None:
+        from ..cost.run import run_costs
+
+        return with_costs(record, {**cost_fields(run_costs(arch, spec), spec.tokens is not None), **dict.fromkeys(TIME_FIELDS)})
+    from ..cost.modeled import modeled_costs
+
+    costs, extra = modeled_costs(arch, spec, fixed, serve=False)
+    fields = cost_fields(costs, spec.tokens is not None)
+    if spec.gpus is None:  # searched on one node; without --gpus no wall-clock days (as sweep)
+        fields["train_days"] = None
+    return with_costs(record, {**fields, **{name: extra.get(name) for name in TIME_FIELDS}, "calibrated_on": spec.calibrated_on})

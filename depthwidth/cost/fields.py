@@ -17,6 +17,8 @@ NEED_TOKENS = ("tokens", "train_flops", "train_gpu_hours", "train_days")
 RUN_FIELDS = ("tokens", "train_flops", "train_gpu_hours", "train_days", "train_memory_per_gpu_bytes", "fits_on_gpu",
               "kv_cache_bytes_per_sequence")
 RECOMMENDED_FIELDS = RUN_FIELDS[1:]
+# the performance model's account of a given shape's run (compare, inspect; cost/modeled.MODEL_FIELDS but decode)
+TIME_FIELDS = ("step_seconds", "tokens_per_second", "mfu", "layout", "calibrated_on")
 
 
 def cost_fields(costs, tokens_given: bool = True) -> dict:
@@ -29,19 +31,20 @@ def cost_fields(costs, tokens_given: bool = True) -> dict:
 
 
 def empty_cost_fields() -> dict:
-    """Every cost field None: a shape whose layout is unknown cannot be costed."""
-    return dict.fromkeys(COST_FIELDS)
+    """Every cost field None (the time fields too): a shape whose layout is unknown cannot be costed."""
+    return dict.fromkeys(COST_FIELDS + TIME_FIELDS)
 
 
 @lru_cache(maxsize=None)
 def _with_cost_fields(cls):
-    """``cls`` (a ``@frozen`` shape record) extended with the cost fields, all defaulting to None."""
+    """``cls`` (a ``@frozen`` shape record) extended with the cost and time fields, all defaulting to None."""
     from ..theory.frozen import frozen_class
 
-    return frozen_class(cls.__name__, [(name, object, dataclasses.field(default=None)) for name in COST_FIELDS], bases=(cls,))
+    return frozen_class(cls.__name__, [(name, object, dataclasses.field(default=None)) for name in COST_FIELDS + TIME_FIELDS],
+                        bases=(cls,))
 
 
 def with_costs(record, fields: dict):
-    """A copy of the shape record ``record`` with the cost fields after its own (notes kept as they are)."""
+    """A copy of the shape record ``record`` with the cost (and time) fields after its own (notes kept as they are)."""
     values = {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
     return _with_cost_fields(type(record))(**values, **fields)

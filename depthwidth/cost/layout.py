@@ -7,7 +7,8 @@ interleaved stages 1, 2, 4, 8 (at least one layer per virtual stage); micro-batc
 the divisors of a replica's share of the batch (up to 64); recomputation none/selective/full; ZeRO 0-3.
 What the caller fixes stays fixed. Memory per GPU is ``cost.run``'s model (Korthikanti et al. 2022
 activations, ZeRO model states), divided by cp for the activations; a layout fits when it is <= the HBM
-bytes. The answer is the fitting layout of least step time (ties: least memory, then the first in the
+bytes. The answer is the fitting layout of least step time (ties: ZeRO 0-2 before ZeRO 3, the simpler
+stage, whose parameter gathers an overlapped step hides; then least memory, then the first in the
 order above); when none fits, the least memory one.
 
 Two searches give that same answer: ``search_grid`` evaluates every layout at once as NumPy arrays
@@ -17,7 +18,11 @@ search needs no NumPy and a few hundred microseconds (cold start; tests/test_lay
 two agree).
 
 Global batch default (sequences = tokens / context): GPT-3's batch sizes in tokens by model size,
-Brown et al. 2020, Table 2.1: 0.5M up to 760M parameters, 1M to 2.7B, 2M to 13B, 3.2M above.
+Brown et al. 2020, Table 2.1: 0.5M up to 760M parameters, 1M to 2.7B, 2M to 13B, 3.2M above, in
+sequences rounded to the nearest power of two. Only layouts whose data-parallel degree x micro-batch
+divides the global batch are searched (the step is then exactly dp x micro-batch x accumulation
+sequences, the accumulation reported in the layout), unless none does (a batch the user fixed):
+then every layout, the last micro-batch partly filled, and a note says so.
 """
 from __future__ import annotations
 
@@ -27,7 +32,7 @@ from ..arch import blocks
 from ..arch.hardware import tp_sizes
 from . import comm, run
 from ..theory.num import lib
-from .perf import (BYTES, RECOMPUTE_CODE, STEP_EFFICIENCY, Layout, attention_kernel, gemm_floor, head_seconds, layer_forward,
+from .perf import (BYTES, RECOMPUTE_CODE, Layout, step_efficiency, attention_kernel, gemm_floor, head_seconds, layer_forward,
                    optimizer_seconds, stage_params_per_gpu, train_step, training_rates)
 
 RECOMPUTE_NAMES = ("none", "selective", "full")
@@ -37,9 +42,13 @@ FIELDS = ("tp", "cp", "pp", "dp", "interleave", "micro_batch")
 
 
 def default_global_batch(params: float, context: int) -> int:
-    """GPT-3's batch in tokens for a model of ``params`` parameters, in sequences of ``context`` tokens (>= 1)."""
+    """GPT-3's batch in tokens for a model of ``params`` parameters, in sequences of ``context`` tokens,
+    rounded to the nearest power of two (in log: 244 -> 256, 977 -> 1024, 1562 -> 2048), as engineers
+    set batches that the data-parallel degree and the micro-batch divide (issue 41)."""
+    import math
+
     tokens = next(t for limit, t in BATCH_TOKENS if params <= limit)
-    return max(1, round(tokens / context))
+    return 1 << max(0, round(math.log2(tokens / context)))
 
 
 @lru_cache(maxsize=1024)
@@ -77,7 +86,8 @@ def combinations(arch, hw, gpus: int, context: int, global_batch: int, fixed: di
                 for v in vs:
                     for mb in mbs:
                         rows.append((tp, cp, pp, dp, v, mb))
-    return rows
+    exact = [row for row in rows if global_batch % (row[3] * row[5]) == 0]  # dp x micro-batch x accumulation == batch
+    return exact or rows
 
 
 def recomputations(fixed: dict) -> list[int]:
@@ -181,7 +191,9 @@ def search_grid(arch, hw, gpus: int, context: int, global_batch: int, fixed: dic
     memory = memory_per_gpu(arch, lay, context, options.get("sequence_parallel", True), attention_kernel(arch, layout) == "flash")
     step = np.asarray(training_rates(arch, hw, layout, context, global_batch, gpus)["step_seconds"], dtype=np.float64)
     fits = memory <= (hw.hbm_bytes if memory_limit is None else memory_limit)
-    order = np.lexsort((memory, np.where(fits, step, np.inf))) if fits.any() else np.argsort(memory, kind="stable")
+    # ties: ZeRO 0-2 before ZeRO 3 (the simpler stage, issue 41), then the least memory
+    order = (np.lexsort((memory, lay["zero"] >= 3, np.where(fits, step, np.inf))) if fits.any()
+             else np.argsort(memory, kind="stable"))
     i = int(order[0])
     return _answer(arch, hw, {k: v[i] for k, v in lay.items()}, bool(fits[i]), memory[i], int(step.size),
                    int(fits.sum()), context, global_batch, gpus, Layout(attention=attention, overlap=overlap, **options))
@@ -193,8 +205,10 @@ def _floor(arch, hw, tp, cp, mb, context, forward, base, gemm=None) -> tuple:
     ``perf.layer_forward`` (``gemm_floor``: a lower bound proportional to ``mb``)."""
     gemm_time, core, elementwise, _ = forward
     tokens = mb * context / cp
-    layer = 3.0 * (gemm_time / STEP_EFFICIENCY + core / STEP_EFFICIENCY + elementwise / STEP_EFFICIENCY)
-    return (layer + comm.tp_seconds(hw, tp, tokens * arch.width * BYTES, 4, base), head_seconds(arch, hw, tokens, tp, gemm))
+    efficiency = step_efficiency(base)
+    layer = 3.0 * (gemm_time / efficiency + core / efficiency + elementwise / efficiency)
+    return (layer + comm.tp_seconds(hw, tp, tokens * arch.width * BYTES, 4, base),
+            head_seconds(arch, hw, tokens, tp, gemm, efficiency))
 
 
 def _pipeline_bound(global_batch, dp, mb, pp, v, stage, optimizer):
@@ -341,7 +355,7 @@ def _search(arch, hw, gpus, context, global_batch, fixed, attention, overlap, me
                 continue
             lay = Layout(tp=tp, cp=cp, pp=pp, dp=dp, interleave=v, micro_batch=mb, recompute=rcs[i], zero=zeros[j], **fields)
             step = train_step(arch, hw, lay, context, global_batch, forwards[tp, cp, mb], counts)["step_seconds"]
-            key = (step, state[j] + acts[i], index * len(rcs) * len(zeros) + i * len(zeros) + j)
+            key = (step, zeros[j] >= 3, state[j] + acts[i], index * len(rcs) * len(zeros) + i * len(zeros) + j)
             if best is None or key < best:
                 best, row = key, (tp, cp, pp, dp, v, mb, rcs[i], zeros[j])
     tried, fitting = len(rows) * len(rcs) * len(zeros), None
@@ -365,5 +379,5 @@ def _search(arch, hw, gpus, context, global_batch, fixed, attention, overlap, me
         memory_bytes, row = least
         return _answer(arch, hw, dict(zip((*FIELDS, "recompute", "zero"), row)), False, memory_bytes, tried, fitting,
                        context, global_batch, gpus, base)
-    return _answer(arch, hw, dict(zip((*FIELDS, "recompute", "zero"), row)), True, best[1], tried, fitting,
+    return _answer(arch, hw, dict(zip((*FIELDS, "recompute", "zero"), row)), True, best[2], tried, fitting,
                    context, global_batch, gpus, base, forwards[row[0], row[1], row[5]], counts)

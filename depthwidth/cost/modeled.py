@@ -13,7 +13,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-MODEL_FIELDS = ("mfu", "tokens_per_second", "layout", "decode_seconds_per_token")
+MODEL_FIELDS = ("mfu", "tokens_per_second", "step_seconds", "layout", "decode_seconds_per_token")
+
+
+def cluster(spec, fixed: tuple = (), **options):
+    """The ``predict.Cluster`` of a ``run.RunSpec``: what every command that shows time hands the
+    performance model (cost, plan, sweep, compare, inspect, calibrate), so that one run gets one answer."""
+    from .predict import Cluster
+
+    return Cluster(gpu=spec.gpu, gpus=spec.gpus, context=spec.context, global_batch=spec.global_batch, tokens=spec.tokens,
+                   fixed=tuple(fixed), attention=spec.attention, efficiency=spec.efficiency,
+                   calibrated_on=spec.calibrated_on, **options)
 
 
 def modeled_costs(arch, spec, fixed: tuple = (), serve: bool = True) -> tuple:
@@ -25,14 +35,13 @@ def modeled_costs(arch, spec, fixed: tuple = (), serve: bool = True) -> tuple:
     micro_batch), the rest searched. A recomputation of ``none`` under a flash kernel keeps what
     selective keeps (no T x T scores; ``layout.memory_per_gpu``), so its memory is costed as selective."""
     from .perf import attention_kernel, Layout
-    from .predict import Cluster, predict
+    from .predict import predict
     from .run import run_costs
 
-    record = predict(arch, Cluster(gpu=spec.gpu, gpus=spec.gpus, context=spec.context, tokens=spec.tokens,
-                                   fixed=tuple(fixed), serve=serve, batch=1, count_layouts=False))
+    record = predict(arch, cluster(spec, fixed, serve=serve, batch=1, count_layouts=False))
     lay = record["layout"]
     recompute = lay["recompute"]
-    if recompute == "none" and attention_kernel(arch, Layout()) == "flash":
+    if recompute == "none" and attention_kernel(arch, Layout(attention=spec.attention)) == "flash":
         recompute = "selective"
     costs = run_costs(arch, replace(spec, gpus=record["gpus"], tp=lay["tp"], pp=lay["pp"], zero=lay["zero"],
                                     recompute=recompute, micro_batch=lay["micro_batch"]))
@@ -41,7 +50,8 @@ def modeled_costs(arch, spec, fixed: tuple = (), serve: bool = True) -> tuple:
     costs = replace(costs, train_gpu_hours=record["train_gpu_hours"], train_days=record["train_days"],
                     activations_bytes_per_gpu=max(0, memory - states), train_memory_per_gpu_bytes=memory,
                     fits_on_gpu=memory <= spec.hardware.hbm_bytes)
-    extra = {"mfu": record["mfu"], "tokens_per_second": record["tokens_per_second"], "layout": dict(lay)}
+    extra = {"mfu": record["mfu"], "tokens_per_second": record["tokens_per_second"], "step_seconds": record["step_seconds"],
+             "layout": dict(lay)}
     if serve:
         extra["decode_seconds_per_token"] = record["decode_seconds_per_token"]
     return costs, extra
@@ -49,9 +59,9 @@ def modeled_costs(arch, spec, fixed: tuple = (), serve: bool = True) -> tuple:
 
 def time_floor(arch, spec, fixed: tuple = ()) -> tuple[float, float] | None:
     """Lower bounds of ``modeled_costs``' train_days and train_gpu_hours (``predict.time_floor``)."""
-    from .predict import Cluster, time_floor as floor
+    from .predict import time_floor as floor
 
-    return floor(arch, Cluster(gpu=spec.gpu, gpus=spec.gpus, context=spec.context, tokens=spec.tokens, fixed=tuple(fixed)))
+    return floor(arch, cluster(spec, fixed))
 
 
 def decode_seconds(arch, spec, fixed: tuple = ()) -> float:

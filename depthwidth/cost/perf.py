@@ -65,15 +65,21 @@ class Layout:
     overlap: bool = True
     attention: str | None = None
     dropout: bool | None = None
+    efficiency: float | None = None  # the stack's share of the modelled compute time (None: STEP_EFFICIENCY; a calibration's)
 
 
-MEGATRON_FAMILIES = ("vanilla", "gpt2")  # blocks trained the GPT-3/Megatron-LM way: dropout, unfused attention
+def step_efficiency(layout: Layout) -> float:
+    """The share of the modelled compute time the layout's stack achieves: a calibration's, else STEP_EFFICIENCY."""
+    return STEP_EFFICIENCY if layout.efficiency is None else layout.efficiency
+
+
+MEGATRON_FAMILIES = ("vanilla", "gpt2")  # blocks trained the GPT-3/Megatron-LM way: dropout
 
 
 def attention_kernel(arch, layout: Layout) -> str:
-    """The layout's attention kernel; by default ``unfused`` for the GPT-era presets (vanilla, gpt2: as
-    Megatron-LM trained them in the published runs of that block) and ``flash`` for the others."""
-    return layout.attention or ("unfused" if arch.family in MEGATRON_FAMILIES else "flash")
+    """The layout's attention kernel; by default ``flash`` for every block, as engineers train today
+    (issue 41; the published runs of Megatron-LM 2021-22, which had no fused kernel, say ``unfused``)."""
+    return layout.attention or "flash"
 
 
 def gemm_seconds(m, n, k, hw, batch=1.0):
@@ -167,11 +173,11 @@ def _ffn(arch, hw, tokens, t, layout, gemm):
     return frac * dense + (1 - frac) * moe, width, a2a
 
 
-def head_seconds(arch, hw, tokens, tp, gemm=None):
+def head_seconds(arch, hw, tokens, tp, gemm=None, efficiency: float = STEP_EFFICIENCY):
     """The output head's three passes over ``tokens`` tokens on one GPU (vocabulary split by tp); ``gemm``
-    as in ``layer_forward``."""
+    as in ``layer_forward``; ``efficiency``: ``step_efficiency``'s."""
     gemm = gemm or gemm_seconds
-    return 0.0 if arch.vocab is None else 3.0 * gemm(tokens, arch.vocab / tp, arch.width, hw) / STEP_EFFICIENCY
+    return 0.0 if arch.vocab is None else 3.0 * gemm(tokens, arch.vocab / tp, arch.width, hw) / efficiency
 
 
 def stage_params_per_gpu(arch, nonembedding, embedding, stage_layers, pp, tp):
@@ -206,7 +212,8 @@ def train_step(arch, hw, layout: Layout, context: int, global_batch: int, forwar
     gemm, core, elementwise, a2a = forward or layer_forward(arch, hw, layout, context)
     full, selective = rc == 2, rc == 1
     recompute_core = selective & (attention_kernel(arch, layout) != "flash")
-    gemm, core, elementwise = gemm / STEP_EFFICIENCY, core / STEP_EFFICIENCY, elementwise / STEP_EFFICIENCY
+    efficiency = step_efficiency(layout)
+    gemm, core, elementwise = gemm / efficiency, core / efficiency, elementwise / efficiency
     forward = gemm + core + elementwise
     passes = 3.0 + full  # forward, backward (2x), and with full recomputation the forward again
     layer = passes * forward + np.where(recompute_core, core, 0.0)
@@ -215,7 +222,7 @@ def train_step(arch, hw, layout: Layout, context: int, global_batch: int, forwar
     layer = layer + comm.cp_seconds(hw, tp, cp, arch, b, context, core, passes)
     layer = layer + comm.ep_seconds(hw, tp, layout.ep, a2a, 2 * passes)
     stage_layers = np.ceil(depth / pp)
-    head = head_seconds(arch, hw, tokens, tp)
+    head = head_seconds(arch, hw, tokens, tp, efficiency=efficiency)
     stage = stage_layers * layer + head + comm.p2p_seconds(hw, tp, cp, dp, pp, tokens * arch.width * BYTES, layout, v)
     micro = np.ceil(global_batch / (dp * b))
     pipeline = (micro + (pp - 1) / v) * stage

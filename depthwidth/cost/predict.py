@@ -26,6 +26,13 @@ class Cluster:
     serve: bool = False
     batch: int = 1
     count_layouts: bool = True  # False: layouts_fitting is null (the search skips counting; a plan's candidates)
+    efficiency: float | None = None  # a calibration profile's share of the modelled compute time (None: perf.STEP_EFFICIENCY)
+    calibrated_on: str | None = None  # what that profile was measured on (printed with every answer it times)
+
+    @property
+    def options(self) -> dict:
+        """The Layout fields beyond the layout search's own: the calibrated efficiency, when there is one."""
+        return {} if self.efficiency is None else {"efficiency": self.efficiency}
 
 
 def _setting(arch, cluster: Cluster) -> tuple:
@@ -34,7 +41,9 @@ def _setting(arch, cluster: Cluster) -> tuple:
     from .layout import default_global_batch
 
     hw = accelerator(cluster.gpu)
-    return (hw, cluster.gpus or node_gpus(hw), dict(cluster.fixed),
+    fixed = dict(cluster.fixed)
+    degrees = fixed.get("tp", 1) * fixed.get("pp", 1) * fixed.get("cp", 1)  # one node, rounded up to hold the fixed degrees
+    return (hw, cluster.gpus or node_gpus(hw, degrees), fixed,
             cluster.global_batch or default_global_batch(blocks.params_nonembedding(arch), cluster.context))
 
 
@@ -46,7 +55,7 @@ def time_floor(arch: blocks.Architecture, cluster: Cluster) -> tuple[float, floa
     if cluster.tokens is None or cluster.mfu is not None:
         return None
     hw, gpus, fixed, batch = _setting(arch, cluster)
-    step = step_floor(arch, hw, gpus, cluster.context, batch, fixed, cluster.attention)
+    step = step_floor(arch, hw, gpus, cluster.context, batch, fixed, cluster.attention, **cluster.options)
     if step is None:
         return None
     return _days_and_gpu_hours(cluster.tokens * step / (batch * cluster.context), gpus)
@@ -55,6 +64,33 @@ def time_floor(arch: blocks.Architecture, cluster: Cluster) -> tuple[float, floa
 def _days_and_gpu_hours(seconds, gpus: int) -> tuple:
     """A run of ``seconds`` on ``gpus`` GPUs in days of wall clock and in GPU-hours."""
     return seconds / 86400, seconds * gpus / 3600
+
+
+MOST_NODES = 1 << 12  # without --gpus, the largest cluster tried for a model one node cannot hold
+
+
+def _cluster_search(arch, hw, gpus: int, cluster: Cluster, batch: int, fixed: dict) -> tuple:
+    """(GPUs, ``layout.search``'s answer, a note or None): on the GPUs given; without --gpus on one node,
+    or when no layout fits there, on the smallest cluster of 2, 4, 8, ... nodes where one does (issue 41:
+    a 70B plan on one node "did NOT fit" and took 2,589 days, naming no cluster)."""
+    from .layout import search
+
+    def searched(n):
+        return search(arch, hw, n, cluster.context, batch, fixed, cluster.attention, count=cluster.count_layouts, **cluster.options)
+
+    found = searched(gpus)
+    if cluster.gpus is not None:
+        return gpus, found, None
+    if found is None or found[0]["fits"]:
+        return gpus, found, f"no --gpus: one node of {gpus} {hw.label}"
+    nodes = 2
+    while nodes <= MOST_NODES:
+        more = searched(nodes * gpus)
+        if more is not None and more[0]["fits"]:
+            return nodes * gpus, more, (f"no --gpus: one node of {gpus} {hw.label} cannot hold it; the smallest cluster that "
+                                        f"fits, {nodes * gpus:,} GPUs ({nodes} nodes), is costed (set --gpus)")
+        nodes *= 2
+    return gpus, found, f"no --gpus: no cluster of up to {MOST_NODES:,} nodes of {hw.label} holds it; one node is shown"
 
 
 def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
@@ -68,10 +104,9 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
     notes = []
     if cluster.global_batch is None:
         notes.append(f"global batch {batch:,} sequences of {cluster.context:,} tokens: GPT-3's batch for this size "
-                     "(Brown et al. 2020, Table 2.1); set --global-batch")
-    if cluster.gpus is None:
-        notes.append(f"no --gpus: one node of {gpus} {hw.label}")
-    found = search(arch, hw, gpus, cluster.context, batch, fixed, cluster.attention, count=cluster.count_layouts)
+                     "(Brown et al. 2020, Table 2.1) rounded to a power of two; set --global-batch")
+    gpus, found, note = _cluster_search(arch, hw, gpus, cluster, batch, fixed)
+    notes += [note] if note else []
     if found is None:
         raise InputError("--gpus", gpus, "no layout of the fixed degrees divides it: tp x cp x pp must divide the GPUs")
     layout, rates, memory, tried, fitting = found
@@ -81,6 +116,9 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
                      f"stage of {-(-depth // layout['pp'])} layers")
     if not layout.pop("fits"):
         notes.append(f"no layout fits in {hw.hbm_bytes / 1e9:.0f} GB per GPU: the least memory one is shown")
+    if batch % (layout["dp"] * layout["micro_batch"]):
+        notes.append(f"global batch {batch:,} is not a multiple of dp x micro-batch = {layout['dp']} x {layout['micro_batch']}: "
+                     f"{int(rates['micro_batches'])} micro-batches per step costed, the last partly filled")
     if arch.moe:
         notes.append("mixture of experts: expert parallelism not searched (experts split by tensor parallelism)")
     model_flops = train_flops_per_token(arch, cluster.context)
@@ -97,11 +135,13 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
     record = {
         "params_nonembedding": nonembedding, "params_embedding": embedding,
         "gpu": hw.name, "gpus": gpus, "context": cluster.context, "global_batch": batch,
-        "layout": {k: layout[k] for k in ("tp", "pp", "dp", "cp", "micro_batch", "recompute", "zero")},
+        "layout": {**{k: layout[k] for k in ("tp", "pp", "dp", "cp", "micro_batch", "recompute", "zero")},
+                   "accumulation": int(rates["micro_batches"])},
         "interleave": layout["interleave"],
         "step_seconds": step, "tokens_per_second": tokens_per_second, "tokens_per_second_per_gpu": tokens_per_second / gpus,
         "mfu": mfu, "hfu": rates["hfu"] * (mfu / rates["mfu"]), "bubble_fraction": rates["bubble_seconds"] / rates["step_seconds"],
         "train_memory_per_gpu_bytes": int(memory), "layouts_searched": tried, "layouts_fitting": fitting,
+        "calibrated_on": cluster.calibrated_on if cluster.mfu is None else None,
         "tokens": cluster.tokens, "train_days": days, "train_gpu_hours": hours, "billed_ratio": BILLED_RATIO,
         "prefill_seconds": None, "decode_seconds_per_token": None, "decode_tokens_per_second": None, "serving_tp": None,
     }

@@ -69,7 +69,11 @@ class RunSpec:
     does. ``sequence_parallel`` defaults to True (Korthikanti et al. 2022 pair it with tensor
     parallelism; it changes nothing at tp 1). ``gpus`` None: no wall-clock time, and a
     data-parallel degree of 1 for ZeRO. ``micro_batch`` is the training micro-batch (activations);
-    ``batch`` the inference batch (KV cache). ``causal`` halves the attention FLOPs (Megatron-LM)."""
+    ``batch`` the inference batch (KV cache). ``causal`` halves the attention FLOPs (Megatron-LM).
+    What only the performance model reads (``modeled.modeled_costs``, ``predict.Cluster``): ``global_batch``
+    in sequences (None: ``layout.default_global_batch``), ``attention`` (None: ``perf.attention_kernel``'s
+    default) and ``efficiency``, the stack's share of the modelled compute time (None: ``perf.STEP_EFFICIENCY``;
+    a calibration profile's, ``cost/calibration.py``, with ``calibrated_on``, what it was measured on)."""
 
     tokens: float | None = None
     gpu: str = "h100"
@@ -86,10 +90,20 @@ class RunSpec:
     gradient_bytes: int = 2
     precision: str = "bf16"
     causal: bool = False
+    global_batch: int | None = None
+    attention: str | None = None
+    efficiency: float | None = None
+    calibrated_on: str | None = None  # the calibration profile's line: what the efficiency was measured on
 
     def __post_init__(self):
         for name in ("tp", "pp", "context", "batch", "micro_batch"):
             _whole(f"--{name.replace('_', '-')}", getattr(self, name))
+        if self.global_batch is not None:
+            _whole("--global-batch", self.global_batch)
+        if self.attention not in (None, "flash", "unfused"):
+            raise InputError("--attention", self.attention, "expected flash or unfused")
+        if self.efficiency is not None and not (isinstance(self.efficiency, float) and 0 < self.efficiency <= 10):
+            raise InputError("efficiency", self.efficiency, "expected a share of the modelled compute time above 0, such as 0.8")
         if self.gpus is not None:
             _whole("--gpus", self.gpus)
             if self.gpus % (self.tp * self.pp):

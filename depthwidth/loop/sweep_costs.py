@@ -12,7 +12,7 @@ from dataclasses import field, fields
 from ..cost.fields import RUN_FIELDS
 from ..cost.modeled import MODEL_FIELDS
 
-COST_FIELDS = RUN_FIELDS + MODEL_FIELDS
+COST_FIELDS = RUN_FIELDS + MODEL_FIELDS + ("calibrated_on",)  # the calibration profile's line, with --profile
 from .sweep import SweepRow, SweepRows
 from ..theory.frozen import frozen_class
 
@@ -40,13 +40,13 @@ def costed(rows: SweepRows, specs, fixed: tuple | None = ()) -> SweepRows:
     out = []
     for row, arch, spec in zip(rows, rows.architectures, specs):
         if fixed is None:
-            cost = {**record(run_costs(arch, spec)), **dict.fromkeys(MODEL_FIELDS)}
+            cost = {**record(run_costs(arch, spec)), **dict.fromkeys(MODEL_FIELDS), "calibrated_on": None}
         else:
             from ..arch.hardware import node_gpus
             from ..cost.modeled import modeled_costs
 
             costs, extra = modeled_costs(arch, spec if spec.gpus else replace(spec, gpus=node_gpus(spec.gpu, spec.tp * spec.pp)), fixed)
-            cost = {**record(costs), **extra}
+            cost = {**record(costs), **extra, "calibrated_on": spec.calibrated_on}
             if spec.gpus is None:  # searched on one node, but a sweep without --gpus gives no wall-clock days
                 cost["train_days"] = None
         values = {f.name: getattr(row, f.name) for f in fields(SweepRow)}

@@ -29,10 +29,10 @@ def _name(r) -> str:
 
 
 def _layout(r) -> str:
-    lay = r["layout"]
+    from .screen import layout_text
+
     named = "" if len(r["shape"]) <= NAME_CELL else f"{r['shape']}: "
-    degrees = " x ".join(f"{k} {lay[k]}" for k in ("tp", "cp", "pp", "dp") if k != "cp" or lay[k] > 1)
-    return f"{named}layout {degrees}, micro-batch {lay['micro_batch']}, recompute {lay['recompute']}, ZeRO {lay['zero']}"
+    return f"{named}layout {layout_text(r['layout'])}"
 
 
 def _columns(records) -> list:
@@ -64,9 +64,38 @@ def cost_tables(records):
 
     width = screen_width()
     first = records[0] if records else {}
-    title = f"cost on {first.get('gpus', '?')} x {first.get('gpu', '?')}, context {first.get('context', 0):,}" if records else "cost"
+    title = (f"cost on {first.get('gpus', '?')} x {first.get('gpu', '?')}, context {first.get('context', 0):,}, batch "
+             f"{first.get('global_batch', 0):,} = dp x micro-batch x accumulation" if records else "cost")
     lines = compact.table(title, _columns(records), width, under=[_layout(r) for r in records])
     notes = [n for r in records for n in r["notes"]] + [MODEL_ERROR_NOTE]
     if not any(r.get("train_days") is not None for r in records):
         notes.append("no --tokens: no days or GPU-hours (a training length gives them)")
     yield compact.text(lines + compact.notes(notes, width))
+
+
+def calibrate_tables(records):
+    """`calibrate`: the measurement, the fitted efficiency with its interval, the model before and
+    after, and where the profile went."""
+    from .screen import layout_text
+    from .tables import _table
+
+    for r in records:
+        m = r["measurement"]
+        interval = ("none (one measurement has no spread)" if r["efficiency_low"] is None else
+                    f"{r['efficiency_low']:.3f} .. {r['efficiency_high']:.3f} (10th-90th percentile steps)")
+        measured = f"{r['measured_step_seconds']:.4g} s/step" + (
+            "" if r["measured_step_seconds_low"] is None else
+            f" (10th-90th percentile {r['measured_step_seconds_low']:.4g} .. {r['measured_step_seconds_high']:.4g} s)")
+        yield _table(f"Calibration of {r['shape']} ({r['arch']}) on {r['gpus']} {r['gpu']}", ["", ""], [
+            ["measured", measured],
+            ["from", m["source"] + (f": {m['steps_read']:,} steps read, {m['warmup_skipped']} warm-up reading(s) skipped"
+                                    if m["kind"] == "log" else "")],
+            ["run", f"{layout_text(r['layout'])}; global batch {r['global_batch']:,} x {r['context']:,} tokens; "
+                    f"{r['attention']} attention"],
+            ["model out of the box", f"{r['step_seconds_before']:.4g} s/step, MFU {r['mfu_before']:.1%} (efficiency "
+                                     f"{r['default_efficiency']:g})"],
+            ["fitted efficiency", f"{r['efficiency']:.4f}; interval {interval}"],
+            ["calibrated model", f"{r['step_seconds']:.4g} s/step, MFU {r['mfu']:.1%}, {r['tokens_per_second']:,.0f} tokens/s"
+                                 + ("" if r["train_days"] is None else f", {r['train_days']:,.1f} days for {r['tokens']:.3g} tokens")],
+            ["profile", r["profile"] or "not written (--out FILE writes it, for --profile)"],
+        ], show_header=False)

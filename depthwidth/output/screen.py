@@ -171,9 +171,10 @@ def billed_text(plan) -> str:
 
 
 def layout_text(layout: dict) -> str:
-    """A layout object in one short phrase: tp 1 x pp 1 x dp 64, micro-batch 4, recompute none, ZeRO 3."""
+    """A layout object in one short phrase: tp 1 x pp 1 x dp 64, micro-batch 4 x 2 accumulated, recompute none, ZeRO 3."""
     degrees = " x ".join(f"{k} {layout[k]}" for k in ("tp", "cp", "pp", "dp") if k in layout and (k != "cp" or layout[k] > 1))
-    return (f"{degrees}, micro-batch {layout.get('micro_batch')}, recompute {layout.get('recompute')}, "
+    accumulated = f" x {layout['accumulation']} accumulated" if layout.get("accumulation", 1) > 1 else ""
+    return (f"{degrees}, micro-batch {layout.get('micro_batch')}{accumulated}, recompute {layout.get('recompute')}, "
             f"ZeRO {layout.get('zero')}")
 
 

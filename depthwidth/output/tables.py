@@ -117,9 +117,15 @@ def _cost_text(r, prefix: str = "") -> str:
     """Training FLOPs, time, memory per GPU and KV cache of a shape (plan record fields ``prefix`` + name)."""
     get = lambda name: getattr(r, prefix + name)
     flops = "n/a (no --tokens)" if get("train_flops") is None else f"{get('train_flops'):.3g}"
-    return (f"train FLOPs {flops}; time {fmt_days(get('train_days'), get('train_gpu_hours'))}; memory/GPU "
+    text = (f"train FLOPs {flops}; time {fmt_days(get('train_days'), get('train_gpu_hours'))}; memory/GPU "
             f"{fmt_bytes(get('train_memory_per_gpu_bytes'))} (fits: {'yes' if get('fits_on_gpu') else 'NO'}); "
             f"KV cache/sequence {fmt_bytes(get('kv_cache_bytes_per_sequence'))}")
+    step = getattr(r, prefix + "step_seconds", None)
+    if step is not None:  # timed by the performance model (compare, inspect): its step in its layout
+        from .screen import layout_text
+
+        text += f"; step {step:.3g} s at MFU {get('mfu'):.0%} in {layout_text(get('layout'))}"
+    return text
 
 
 def sweep_tables(rows):

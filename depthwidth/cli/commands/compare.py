@@ -27,7 +27,7 @@ def command(
     from ..training import costed, given_run
 
     format, field, c2_reading = shown
-    spec = given_run(run)
+    spec, fixed, rate = given_run(run)
     deep_shape, shallow_shape = resolve_shapes([deep, shallow], None)
     if deep_shape.depth < shallow_shape.depth:  # issue 34: passed silently
         from ..notices import warn
@@ -39,12 +39,13 @@ def command(
     deep_arch, shallow_arch = block_for(deep, deep_shape), block_for(shallow, shallow_shape)
     warn_constraints([(deep, deep_arch, deep_shape.heads), (shallow, shallow_arch, shallow_shape.heads)], run.tp, run.multiple)
     report = compare_with_blocks(result, deep_arch, shallow_arch)
-    report = replace(report, deep=costed(report.deep, deep_arch, spec), shallow=costed(report.shallow, shallow_arch, spec))
+    report = replace(report, deep=costed(report.deep, deep_arch, spec, fixed, rate),
+                     shallow=costed(report.shallow, shallow_arch, spec, fixed, rate))
     tables = None
     if format.value == "table" and field is None:  # the screen's pick: the plan's loss and performance models
         from ...output.compare_screen import compare_tables
         from ..screens import compare_which
 
-        which = compare_which(run, spec, [("deep", deep, deep_arch), ("shallow", shallow, shallow_arch)])
+        which = compare_which(spec, fixed, rate, [("deep", deep, deep_arch), ("shallow", shallow, shallow_arch)])
         tables = lambda record: compare_tables(record, which, explain)
     emit(report, format.value, field, tables)

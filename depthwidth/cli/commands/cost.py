@@ -3,9 +3,7 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from ...arch.blocks import DEFAULT_CONTEXT
-from ..options import BLOCK, Arch, Batch, BlockOptions, Context, Field, Fmt, Format, Gpu, KvHeads, Tokens
-
+from ..options import BLOCK, TRAIN, Arch, Batch, BlockOptions, Field, Fmt, Format, KvHeads, TrainOptions
 
 
 def command(
@@ -14,21 +12,7 @@ def command(
     arch: Arch = "vanilla",
     kv_heads: KvHeads = None,
     block: BlockOptions = BLOCK,
-    gpu: Gpu = "h100",
-    gpus: Annotated[Optional[int], typer.Option("--gpus", help="GPUs training together. Default: one node of --gpu.", min=1, max=1 << 24)] = None,
-    tp: Annotated[Optional[int], typer.Option("--tp", help="Tensor-parallel degree (default: searched).", min=1, max=1 << 12)] = None,
-    pp: Annotated[Optional[int], typer.Option("--pp", help="Pipeline-parallel degree (default: searched).", min=1, max=1 << 12)] = None,
-    cp: Annotated[Optional[int], typer.Option("--cp", help="Context-parallel degree (default: searched from a 32,768 context).", min=1, max=1 << 12)] = None,
-    micro_batch: Annotated[Optional[int], typer.Option("--micro-batch", help="Sequences per micro-batch (default: searched).", min=1, max=1 << 16)] = None,
-    global_batch: Annotated[Optional[int], typer.Option("--global-batch", help="Sequences per optimizer step. Default: GPT-3's batch for "
-                                                        "the size (Brown et al. 2020, Table 2.1).", min=1, max=1 << 30)] = None,
-    recompute: Annotated[Optional[str], typer.Option("--recompute", help="none, selective or full (default: searched).")] = None,
-    zero: Annotated[Optional[int], typer.Option("--zero", help="ZeRO stage 0-3 (default: searched).", min=0, max=3)] = None,
-    attention: Annotated[Optional[str], typer.Option("--attention", help="Attention kernel: flash or unfused. Default: unfused for the "
-                                                     "vanilla and gpt2 presets (as Megatron-LM trained them), flash otherwise.")] = None,
-    context: Context = DEFAULT_CONTEXT,
-    tokens: Tokens = None,
-    mfu: Annotated[Optional[str], typer.Option("--mfu", help="Override the model: time from this model FLOPs utilization (0-1).")] = None,
+    train: TrainOptions = TRAIN,
     serve: Annotated[bool, typer.Option("--serve", help="Also predict serving: prefill, decode time per token, tokens/s.")] = False,
     batch: Batch = 1,
     format: Fmt = Format.table,
@@ -38,38 +22,30 @@ def command(
 
     Example: depthwidth cost 32x4096 --arch llama --gpu h100 --gpus 64 --tokens 2e11
     """
-    from ...cost.predict import Cluster, predict
+    from ...cost.modeled import cluster
+    from ...cost.predict import predict
     from ...errors import InputError
     from ...output import emit
     from ...output.costtable import cost_tables
-    from ..inputs import bounded_number, expand_stdin
-    from ..training import one_token_count
+    from ..inputs import expand_stdin
+    from ..training import train_run
 
-    if recompute is not None and recompute.strip().lower() not in ("none", "selective", "full"):
-        raise InputError("--recompute", recompute, "expected one of none, selective, full")
-    if attention is not None and attention.strip().lower() not in ("flash", "unfused"):
-        raise InputError("--attention", attention, "expected flash or unfused")
+    spec, fixed, rate = train_run(train, batch)  # every option checked before anything is computed
     if not shapes and not config:
         raise InputError("shapes", "(none)", "expected at least one shape such as 32x4096, a model name, '-' or --config FILE")
-    from ...arch.hardware import accelerator
-
-    accelerator(gpu)  # a bad --gpu fails before anything is computed
-    rate = None if mfu is None else bounded_number(mfu, "--mfu", 1, "expected a model FLOPs utilization above 0 and at most 1, such as 0.4")
-    fixed = tuple((k, v) for k, v in (("tp", tp), ("pp", pp), ("cp", cp), ("micro_batch", micro_batch), ("zero", zero),
-                                      ("recompute", recompute and recompute.strip().lower())) if v is not None)
-    cluster = Cluster(gpu=gpu.strip().lower(), gpus=gpus, context=context, global_batch=global_batch, tokens=one_token_count(tokens),
-                      mfu=rate, fixed=fixed, attention=attention and attention.strip().lower(), serve=serve, batch=batch)
-    named = _architectures(expand_stdin(shapes) if shapes else [], config or [], arch, context,
+    run = cluster(spec, fixed, mfu=rate, serve=serve, batch=batch)
+    context = train.context
+    named = architectures(expand_stdin(shapes) if shapes else [], config or [], arch, context,
                            dict(kv_heads=kv_heads, **block._asdict()))
     records = []
     for name, block in named:
         record = {"shape": name, "depth": block.depth, "width": block.width, "heads": block.heads, "arch": block.family}
-        record.update(predict(block, cluster))
+        record.update(predict(block, run))
         records.append(record)
     emit(records, format.value, field, cost_tables)
 
 
-def _architectures(texts, configs, arch, context, overrides):
+def architectures(texts, configs, arch, context, overrides):
     """(name, blocks.Architecture) of every shape text and config file, all checked first."""
     from ...arch.presets import preset
     from ...errors import InputError

@@ -24,7 +24,7 @@ def command(
     from ..training import costed, given_run
 
     format, field, c2_reading = shown
-    spec = given_run(run)
+    spec, fixed, rate = given_run(run)
     configs = []
     for path in paths:
         raw = read_config_bytes(read_stdin_bytes("config"), "<stdin>") if path == "-" else read_config_file(path)
@@ -34,4 +34,4 @@ def command(
         assumed = [n.removeprefix("assumed: ") for n in c.notes if n.startswith("assumed:")]
         if assumed:
             warn(f"{c.source}: assumed " + "; ".join(assumed))
-    emit([costed(config_report(c, c2_reading.value), c.architecture, spec) for c in configs], format.value, field, inspect_tables)
+    emit([costed(config_report(c, c2_reading.value), c.architecture, spec, fixed, rate) for c in configs], format.value, field, inspect_tables)

@@ -66,6 +66,8 @@ def command(
                                                        "--brief only the threshold rule's")
     _ignored(brief, rules, rule, rule_file, prefer, tokens if (params or flops) else None, layout.gpus)
     fixed = fixed_layout(layout)
+    if tp > 1:  # the degree every shape must shard by is the one it trains at (as sweep fixes it)
+        fixed = (("tp", tp), *fixed)
     if days is not None and (params or flops):
         raise InputError("--days", days, "is a budget of its own: give --days (with --gpus, --gpu and optionally --tokens), "
                                          "not with --params or --flops")

@@ -1,0 +1,135 @@
+"""`depthwidth calibrate`: the stack's efficiency from one measured run, written as a profile for --profile."""
+from typing import Annotated, List, Optional
+
+import typer
+
+from ..options import BLOCK, TRAIN, Arch, BlockOptions, Field, Fmt, Format, KvHeads, TrainOptions
+
+
+def command(
+    shapes: Annotated[Optional[List[str]], typer.Argument(help="The shape that ran: LxD[xH] or a model name (or --config).")] = None,
+    config: Annotated[Optional[str], typer.Option("--config", help="The Hugging Face config.json (or model folder) that ran.")] = None,
+    arch: Arch = "vanilla",
+    kv_heads: KvHeads = None,
+    block: BlockOptions = BLOCK,
+    train: TrainOptions = TRAIN,
+    step_seconds: Annotated[Optional[str], typer.Option("--step-seconds", help="Measured: seconds per optimizer step of the global batch.")] = None,
+    tokens_per_second: Annotated[Optional[str], typer.Option("--tokens-per-second", help="Measured: training tokens per second of the "
+                                                             "whole cluster.")] = None,
+    log: Annotated[Optional[str], typer.Option("--log", help="Measured: a training log (Megatron-LM, torchtitan, nanoGPT, Composer/"
+                                               "llm-foundry) or a Hugging Face trainer_state.json; '-' reads standard input.")] = None,
+    warmup: Annotated[Optional[int], typer.Option("--warmup", help="Log readings to skip at the start. Default: the format's own "
+                                                  "warm-up (docs/performance.md, \"Calibration\").", min=0, max=1 << 20)] = None,
+    out: Annotated[Optional[str], typer.Option("--out", "-o", help="Write the profile to this JSON file (for --profile).")] = None,
+    format: Fmt = Format.table,
+    field: Field = None,
+) -> None:
+    """Fit the performance model's efficiency to a step time you measured, with its interval; --out writes the profile that --profile applies.
+
+    Example: depthwidth calibrate 32x4096 --arch llama --gpus 64 --tp 2 --global-batch 512 --context 4096 --step-seconds 2.0 --out h100.json
+    """
+    from ...errors import InputError
+    from ..inputs import expand_stdin
+    from ..training import train_run
+    from .cost import architectures
+
+    if train.profile is not None or train.mfu is not None:
+        given = "--profile" if train.profile is not None else "--mfu"
+        raise InputError(given, train.profile or train.mfu, "calibrate fits the efficiency itself: give the run, not a profile or an MFU")
+    measured = [(name, value) for name, value in (("--step-seconds", step_seconds), ("--tokens-per-second", tokens_per_second),
+                                                  ("--log", log)) if value is not None]
+    if len(measured) != 1:
+        raise InputError("measurement", " ".join(n for n, _ in measured) or "(none)",
+                         "expected one of --step-seconds, --tokens-per-second or --log")
+    if warmup is not None and log is None:
+        raise InputError("--warmup", warmup, "skips readings of a --log; a single measurement has none")
+    spec, fixed, _ = train_run(train)
+    named = architectures(expand_stdin(shapes) if shapes else [], [config] if config else [], arch, train.context,
+                          dict(kv_heads=kv_heads, **block._asdict()))
+    if len(named) != 1:
+        raise InputError("shapes", " ".join(n for n, _ in named) or "(none)", "expected the one shape that ran (a shape, a model name or --config)")
+    record, profile = _calibrated(named[0], spec, fixed, measured[0], warmup)
+    if out is not None:
+        from ...loop.profiles import write_profile
+
+        write_profile(profile, out)
+        record["profile"] = out
+    from ...output import emit
+    from ...output.costtable import calibrate_tables
+
+    emit([record], format.value, field, calibrate_tables)
+
+
+def _calibrated(named, spec, fixed, measured, warmup) -> tuple[dict, dict]:
+    """(the command's record, the profile) of one shape's run and its measurement."""
+    from dataclasses import replace
+
+    from ...cost.calibration import fit_efficiency, step_summary
+    from ...cost.modeled import cluster
+    from ...cost.perf import STEP_EFFICIENCY, attention_kernel, Layout
+    from ...cost.predict import predict
+
+    name, arch = named
+    before = predict(arch, cluster(spec, fixed, count_layouts=False))
+    batch, context, gpus = before["global_batch"], before["context"], before["gpus"]
+    measurement = _measurement(measured, warmup, batch * context, gpus)
+    middle, low, high = step_summary(measurement.pop("steps"))
+    what = measured[0]
+    efficiency = fit_efficiency(arch, spec, fixed, middle, what)
+    bounds = [None, None] if low is None else [fit_efficiency(arch, spec, fixed, s, what) for s in (high, low)]
+    after = predict(arch, cluster(replace(spec, efficiency=efficiency), fixed, count_layouts=False))
+    kernel = attention_kernel(arch, Layout(attention=spec.attention))
+    label = (f"{name} ({arch.family}) on {gpus} {before['gpu']}, {_layout_text(after['layout'])}, global batch {batch} x {context}: "
+             f"{middle:.4g} s/step from {measurement['source']}")
+    interval = ("the efficiencies of the 10th and 90th percentile step times" if low is not None else
+                "one measurement: no spread to give an interval (a log gives one)")
+    run = {"shape": name, "arch": arch.family, "params_nonembedding": before["params_nonembedding"], "gpus": gpus, "context": context,
+           "global_batch": batch, "attention": kernel, "layout": after["layout"], "fixed_layout": dict(fixed)}
+    training = {"efficiency": efficiency, "efficiency_low": bounds[0], "efficiency_high": bounds[1], "interval_note": interval,
+                "default_efficiency": STEP_EFFICIENCY, "step_seconds_before": before["step_seconds"],
+                "measurement": {**measurement, "step_seconds": middle, "step_seconds_low": low, "step_seconds_high": high}, "run": run}
+    profile = {"format": "depthwidth-profile/1", "accelerator": before["gpu"], "calibrated_on": label, "training": training}
+    record = {"shape": name, "arch": arch.family, "gpu": before["gpu"], **{k: v for k, v in run.items() if k not in ("shape", "arch")},
+              "measured_step_seconds": middle, "measured_step_seconds_low": low, "measured_step_seconds_high": high,
+              "measurement": measurement, "efficiency": efficiency, "efficiency_low": bounds[0], "efficiency_high": bounds[1],
+              "interval_note": interval, "default_efficiency": STEP_EFFICIENCY, "step_seconds_before": before["step_seconds"],
+              "mfu_before": before["mfu"], "step_seconds": after["step_seconds"], "mfu": after["mfu"],
+              "tokens_per_second": after["tokens_per_second"], "tokens": spec.tokens, "train_days": after["train_days"],
+              "calibrated_on": label, "profile": None}
+    return record, profile
+
+
+def _measurement(measured, warmup, batch_tokens: int, gpus: int) -> dict:
+    """The measurement as step times (``steps``) with what was read: kind, source, format, counts, note."""
+    from ...errors import InputError
+    from ..inputs import bounded_number
+
+    option, text = measured
+    if option != "--log":
+        value = bounded_number(text, option, 1e30, f"expected a positive number, such as {'2.0' if option == '--step-seconds' else '4e5'}")
+        step = value if option == "--step-seconds" else batch_tokens / value
+        return {"kind": option[2:], "source": f"{option} {text}", "log_format": None, "log_sha256": None, "steps": [step], "steps_read": 1,
+                "warmup_skipped": 0, "note": "one measurement" if option == "--step-seconds" else
+                "tokens per second of the whole cluster: global batch x context / it"}
+    from ...loop.steplogs import read_log
+    from ...userfile import read_text
+
+    content, sha256 = read_text(text, "--log", "a training log file, or - for standard input")
+    readings = read_log(content, text, warmup)
+    if readings.unit == "seconds":
+        steps = list(readings.values)
+    else:  # tokens per second, per GPU (torchtitan) or of the cluster (Composer)
+        per = gpus if readings.unit == "tokens/s per GPU" else 1
+        steps = [batch_tokens / (v * per) for v in readings.values if v > 0]
+    if not steps:
+        raise InputError("--log", text, "its timing lines hold no positive rate")
+    return {"kind": "log", "source": f"--log {text} ({readings.format})", "log_format": readings.format, "log_sha256": sha256,
+            "steps": steps,
+            "steps_read": readings.steps, "warmup_skipped": readings.skipped,
+            "note": f"{readings.note}; {len(steps)} reading(s) after {readings.skipped} skipped as warm-up; the median is fitted"}
+
+
+def _layout_text(layout: dict) -> str:
+    from ...output.screen import layout_text
+
+    return layout_text(layout)
