@@ -28,7 +28,7 @@ def examples(text: str) -> list[tuple[str, str]]:
 
 def run(command: str) -> str:
     """What ``command`` prints, each line right-stripped, ending in one newline."""
-    env = dict(os.environ)
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}  # as a pipe sees it, unless the command sets them
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     with tempfile.TemporaryDirectory() as scratch:
