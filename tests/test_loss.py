@@ -23,11 +23,13 @@ def rows():
 
 def test_every_row_cites_where_it_was_read():
     data = lossfit.load_ablations()
-    assert len(data["rows"]) == 156 and set(data["studies"]) == {r["study"] for r in data["rows"]}
+    assert len(data["rows"]) == 182 and set(data["studies"]) == {r["study"] for r in data["rows"]}
     for r in data["rows"]:
         assert r["verified"] and r["location"] and r["metric"] and r["group"]
         if r["study"] == "gemstones2025":
             assert "mcleish7/gemstone-scaling-laws@5f420478f6057b0cbb4d13405fb10ca64675bccb:" in r["location"]
+        if r["study"] == "petty2023":
+            assert "thanhbn/arxiv-downloader@deb54dfd2dad7a8c448b1dd9fa984de5e21349ef:" in r["location"] and "Table 3" in r["location"]
 
 
 def test_a_row_is_the_repository_value():
