@@ -142,7 +142,7 @@ def loss_decides(budget: float, band: tuple[int, int], model: PenaltyModel | Non
     return not (low <= band[0] and band[1] <= high)
 
 
-def _undecided(budget: float | None, model: PenaltyModel | None) -> str:
+def _undecided(budget: float | None, model: PenaltyModel | None, prefer: str) -> str:
     from ..cost.loss import SHIPPED, optimal_depth
 
     m = model or SHIPPED
@@ -150,7 +150,7 @@ def _undecided(budget: float | None, model: PenaltyModel | None) -> str:
     beyond = "" if m.params_range[0] <= budget <= m.params_range[1] else (
         f", beyond the loss model's data ({m.params_range[0]:.2g}-{m.params_range[1]:.2g} parameters)")
     return (f"; loss cannot tell the band's shapes apart at this size (optimal depth {depth:.0f} [{low:.0f}, {high:.0f}] "
-            f"covers the band{beyond}), so time decided")
+            f"covers the band{beyond}), so " + ("loss was left out of the balance" if prefer == "serve" else "time decided"))
 
 
 def why(ranked: list[tuple[float, Targeted]], band: tuple[int, int], prefer: str, tolerance: float | None = None,
@@ -162,7 +162,7 @@ def why(ranked: list[tuple[float, Targeted]], band: tuple[int, int], prefer: str
     shapes = len(ranked) if shapes is None else shapes
     v, lo, hi = pick.penalty
     shape = f"{pick.arch.depth}x{pick.arch.width}"
-    undecided = "" if budget is None or tolerance is not None or loss_decides(budget, band, model) else _undecided(budget, model)
+    undecided = "" if budget is None or tolerance is not None or loss_decides(budget, band, model) else _undecided(budget, model, prefer)
     mine = f"{_pct(v)} loss vs the best shape [{_pct(lo)}, {_pct(hi)}], {_time(pick.to_target, pick.unit)} to the target loss"
     if undecided:
         clock = "GPU-hours" if prefer == "train" or pick.unit != "days" else "wall-clock"
