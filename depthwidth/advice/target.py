@@ -147,10 +147,9 @@ def _undecided(budget: float | None, model: PenaltyModel | None, prefer: str) ->
 
     m = model or SHIPPED
     depth, low, high = (float(v) for v in optimal_depth(budget, m))
-    beyond = "" if m.params_range[0] <= budget <= m.params_range[1] else (
-        f", beyond the loss model's data ({m.params_range[0]:.2g}-{m.params_range[1]:.2g} parameters)")
-    return (f"; loss cannot tell the band's shapes apart at this size (optimal depth {depth:.0f} [{low:.0f}, {high:.0f}] "
-            f"covers the band{beyond}), so " + ("loss was left out of the balance" if prefer == "serve" else "time decided"))
+    beyond = "" if m.params_range[0] <= budget <= m.params_range[1] else ", beyond the loss model's data"
+    return (f"; loss cannot tell the band's shapes apart at this size (optimum {depth:.0f} [{low:.0f}, {high:.0f}]{beyond}), "
+            "so " + ("loss was left out of the balance" if prefer == "serve" else "time decided"))
 
 
 def why(ranked: list[tuple[float, Targeted]], band: tuple[int, int], prefer: str, tolerance: float | None = None,
@@ -182,7 +181,7 @@ def why(ranked: list[tuple[float, Targeted]], band: tuple[int, int], prefer: str
     _, other = ranked[1]
     ov = other.penalty[0]
     return (f"{head}: predicted {mine}, against {other.arch.depth}x{other.arch.width} at {_pct(ov)} and "
-            f"{_time(other.to_target, other.unit)} (loss model fitted on the ablations of Gemstones and of Petty 2023, docs/loss.md).")
+            f"{_time(other.to_target, other.unit)} (loss model: Gemstones and Petty 2023 ablations, docs/loss.md).")
 
 
 def rule_loss_model(path: str | None) -> PenaltyModel | None:

@@ -1,18 +1,22 @@
 """What a shape costs in loss: the penalty against the best shape of its size, and the extra training
-that penalty is worth (issue 31).
+that penalty is worth (issues 31 and 46).
 
 Pure: numbers in, numbers out (scalars or NumPy arrays); no I/O. The constants of ``SHIPPED`` come
-from ``lossfit.fit_penalty`` on the committed ablations (``cost/ablations.json``; docs/loss.md), and
+from ``lossfit.shipped_fit`` on the committed ablations (``cost/ablations.json``; docs/loss.md), and
 ``tests/test_loss.py`` refits them from that file, so they cannot drift from the data.
 
 The penalty (relative excess loss over the best shape of the same size and tokens):
 
-    loss_vs_best = k · ln(L / L*(N))²,    L*(N) = exp(a + b · ln(N / 1e9))
+    loss_vs_best = k · [ln(L / L*(N))² + q · ln(φ / φ*)²],    L*(N) = exp(a + b · ln(N / 1e9)),  φ = ffn / width
 
-k: how steep the bowl is (a shape e times too shallow or too deep loses k, relative); L*(N): the
-optimal depth at N parameters, a power law in N with exponent b (L* at 1e9 is e^a). A parabola in
-ln depth is the form the reference card's "Fitting your own rule" uses for one size; Kaplan et al.
-2020 (Figure 5) show such a shallow bowl in the aspect ratio.
+k: how steep the bowl is (a shape e times too shallow or too deep loses k, relative; the geometric mean
+of the studies' bowls); L*(N): the optimal depth at N parameters, a power law in N with exponent b (L*
+at 1e9 is e^a); at a fixed count and φ, depth fixes the width, so the depth term is the aspect-ratio
+term too. φ*: the feed-forward ratio that costs nothing (4, held), q: its term's weight (Petty et al.
+2023 shrink the feed-forward as layers are added). A parabola in ln depth is the form the reference
+card's "Fitting your own rule" uses for one size; Kaplan et al. 2020 (Figure 5) show such a shallow
+bowl in the aspect ratio and the feed-forward ratio. The interval holds the spread between studies
+(leave one study out) and widens beyond the fitted sizes (docs/loss.md).
 
 The currency (Hoffmann et al. 2022, eq. 10): L(N, D) = E + A/N^alpha + B/D^beta. A shape of N
 parameters trained on D' tokens, with loss ``penalty`` relative to the best shape, reaches the best

@@ -1,18 +1,20 @@
 """Fitting the loss-penalty model (``loss.PenaltyModel``) on same-size ablations, and testing it on
-groups it has not seen (issue 31; docs/loss.md).
+groups and studies it has not seen (issues 31 and 46; docs/loss.md).
 
 A group is one study's shapes of one size class, trained on the same tokens under one condition.
 Within a group the parameter counts are not equal (Gemstones: +38% at 50M, +23% at 100M, 3-14%
 above), so each loss is first carried to the group's geometric-mean count N_ref with the loss law in
 N (``loss.LossLaw``, Hoffmann et al. 2022 by default): L_adj = L - (A/N^alpha - A/N_ref^alpha). The
-law counts all parameters (embeddings included), as the Gemstones counts do. Then, per group g,
+law counts all parameters (embeddings included), as the Gemstones counts do. Then, per group g of study s,
 
-    ln L_adj = c_g + ln(1 + k · (ln depth - a - b·ln(N_ref/1e9))²)
+    ln L_adj = c_g + ln(1 + s_s · k · [(ln depth - a - b·ln(N_ref/1e9))² + q · ln(φ/φ*)²])
 
-is fitted by least squares (SciPy), c_g profiled out (the best shape's loss, unknown). The
-covariance of (ln k, a, b) is the Gauss-Newton one, scaled by points / distinct shapes: the
-training conditions retrain the same shapes, so their residuals are not independent.
-Reads the packaged data file only in ``load_ablations``; the rest is pure.
+is fitted by least squares (SciPy), c_g profiled out (the best shape's loss, unknown), the study
+scales s_s centred in log. The covariance of (ln k, a, b, ln q) is the Gauss-Newton one, scaled by
+points / distinct shapes: the training conditions retrain the same shapes, so their residuals are not
+independent. The spread between studies comes from leaving each study out (``leave_one_study_out``,
+``study_spread``); ``shipped_fit`` is the shipped model. Reads the packaged data only in
+``load_ablations`` (and ``shipped_fit``, through it); the rest is pure.
 """
 from __future__ import annotations
 
