@@ -43,19 +43,21 @@ def test_a_row_is_the_repository_value():
 
 def test_shipped_constants_are_the_fit_of_the_committed_data():
     """The shipped model is lossfit.shipped_fit of the committed data, compared by what it predicts (penalties,
-    intervals, optimum) on a grid of shapes and sizes, with tolerances from the fit's numerics: least_squares
-    stops at a relative step of xtol = 1e-8, which moves the parameters by up to cond(J)·1e-8 (cond ~ 1e2 here)
-    and the covariance-based interval bounds by about as much again; 1e-4 relative leaves room for any NumPy/SciPy
-    pyproject allows, and is far below any difference that would change a pick (0.01% of a penalty)."""
+    intervals, optimum) on a grid of shapes and sizes, with tolerances from the fit's numerics, not last bits:
+    least_squares stops at a relative step of xtol = 1e-8, which moves the parameters by up to cond(J)·1e-8
+    (cond ~ 1e2 here; a fit with xtol 1e-14 moves every prediction by < 2e-7), so central values agree to 1e-4;
+    the interval bounds carry the covariance, which a finite-difference Jacobian fixes only to cond·sqrt(eps)
+    of its scale (5.6e-5 elementwise on NumPy 2.4 / SciPy 1.17 for the depth-only fit), so they agree to 1e-3.
+    Both are far below any difference that would change a pick."""
     refit, _ = lossfit.shipped_fit()
     assert (refit.points, refit.groups, refit.shapes) == (SHIPPED.points, SHIPPED.groups, SHIPPED.shapes) == (104, 23, 42)
     assert refit.params_range == SHIPPED.params_range and refit.depth_range == SHIPPED.depth_range
     depth, params = np.meshgrid([3, 8, 16, 32, 64, 126], [4e7, 1e8, 1e9, 2e9, 7e10, 4e11])
     width, ffn = 16 * np.sqrt(params / depth / 16) // 16 * 16, 3.5 * 16 * np.sqrt(params / depth / 16) // 16 * 16
-    for a, b in zip(refit.penalty(depth, params, width, ffn), SHIPPED.penalty(depth, params, width, ffn)):
-        assert a == pytest.approx(b, rel=1e-4, abs=1e-7)
-    for a, b in zip(refit.optimal_depth(params), SHIPPED.optimal_depth(params)):
-        assert a == pytest.approx(b, rel=1e-4)
+    for a, b, rel in zip(refit.penalty(depth, params, width, ffn), SHIPPED.penalty(depth, params, width, ffn), (1e-4, 1e-3, 1e-3)):
+        assert a == pytest.approx(b, rel=rel, abs=1e-7)
+    for a, b, rel in zip(refit.optimal_depth(params), SHIPPED.optimal_depth(params), (1e-4, 1e-3, 1e-3)):
+        assert a == pytest.approx(b, rel=rel)
     for name in ("tau_k", "tau_a", "tau_ext", "q", "scatter"):
         assert getattr(refit, name) == pytest.approx(getattr(SHIPPED, name), rel=1e-4), name
 
