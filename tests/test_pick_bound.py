@@ -20,8 +20,8 @@ PLANS = [["--params", "1e9"], ["--params", "1e9", "--prefer", "train"], ["--para
          ["--params", "4e9", "--arch", "llama", "--gpus", "16", "--context", "8192"]]
 
 
-def every_shape(shapes, cost, budget, loss_model, prefer, tolerance):
-    return [cost.assess(s.arch, s.params, budget, loss_model) for s in shapes]
+def every_shape(shapes, cost, budget, loss_model, prefer, tolerance, weigh=True):
+    return [cost.assess(s.arch, s.params, budget, loss_model, weigh) for s in shapes]
 
 
 def plan_text(args):

@@ -89,14 +89,14 @@ class Costing:
         return replace(costs, train_gpu_hours=costs.train_gpu_hours * scale,
                        train_memory_per_gpu_bytes=costs.train_memory_per_gpu_bytes * scale)
 
-    def assess(self, arch, count: float, budget: float, loss_model=None):
+    def assess(self, arch, count: float, budget: float, loss_model=None, weigh_loss: bool = True):
         """The shape's penalty and time to the target loss (``target.assess``; memoized per shape)."""
         from .target import assess
 
-        key = (arch.depth, arch.width, arch.heads, arch.kv_heads, arch.ffn, count, budget, id(loss_model))
+        key = (arch.depth, arch.width, arch.heads, arch.kv_heads, arch.ffn, count, budget, id(loss_model), weigh_loss)
         cache = self.__dict__.setdefault("_targets", {})
         if key not in cache:
-            cache[key] = assess(arch, self.costs(arch), count, budget, self.ranking.tokens, loss_model)
+            cache[key] = assess(arch, self.costs(arch), count, budget, self.ranking.tokens, loss_model, weigh_loss=weigh_loss)
         return cache[key]
 
     def loss_fields(self, arch, count: float, budget: float, loss_model=None) -> dict:
@@ -171,15 +171,18 @@ def consensus_pick(budget: int, spending, constraints, model, floor: int, band, 
     shapes, note = band_shapes(budget, spending, constraints, model, *band.depth_band)
     if not shapes:
         return None, Consensus(band, None), note
-    ranked = target.score(_leading(shapes, cost, budget, loss_model, prefer, tolerance), prefer, tolerance)
+    weigh = tolerance is not None or target.loss_decides(budget, band.depth_band, loss_model)
+    ranked = target.score(_leading(shapes, cost, budget, loss_model, prefer, tolerance, weigh), prefer, tolerance)
     score, best = ranked[0]
-    chosen = Pick(best.arch, best.costs, score, prefer, target.why(ranked, band.depth_band, prefer, tolerance, len(shapes)),
+    chosen = Pick(best.arch, best.costs, score, prefer,
+                  target.why(ranked, band.depth_band, prefer, tolerance, len(shapes), budget, loss_model),
                   tuple((s, t.arch, t.costs) for s, t in ranked))
     snapped = next(s for s in shapes if s.arch is best.arch)
     return snapped, Consensus(band, chosen), note
 
 
-def _leading(shapes: list[Snapped], cost: Costing, budget: int, loss_model, prefer: str, tolerance: float | None) -> list:
+def _leading(shapes: list[Snapped], cost: Costing, budget: int, loss_model, prefer: str, tolerance: float | None,
+             weigh: bool = True) -> list:
     """The Targeted (``cost.assess``) of the band's shapes, but for shapes that provably rank below the
     first two, which the pick and its why name: with the performance model, ``balanced`` or ``train``
     and no tolerance, each shape's score has a lower bound from its step's (``Costing.time_floor``,
@@ -188,13 +191,13 @@ def _leading(shapes: list[Snapped], cost: Costing, budget: int, loss_model, pref
     from . import target
     from ..cost.layout import SAFETY
 
-    every = lambda: [cost.assess(s.arch, s.params, budget, loss_model) for s in shapes]
+    every = lambda: [cost.assess(s.arch, s.params, budget, loss_model, weigh) for s in shapes]
     if len(shapes) <= 2 or prefer not in ("balanced", "train") or tolerance is not None:
         return every()
     floors = [cost.time_floor(s.arch) for s in shapes]
     if any(f is None for f in floors):  # --mfu, or a shape no layout of the fixed degrees can run
         return every()
-    order = sorted((target.score_floor(s.arch, s.params, budget, cost.ranking.tokens, f, prefer, loss_model), i)
+    order = sorted((target.score_floor(s.arch, s.params, budget, cost.ranking.tokens, f, prefer, loss_model, weigh_loss=weigh), i)
                    for i, (s, f) in enumerate(zip(shapes, floors)))
     assessed = []
     for floor, i in order:
@@ -202,7 +205,7 @@ def _leading(shapes: list[Snapped], cost: Costing, budget: int, loss_model, pref
             second_score, second = target.score(assessed, prefer)[1]
             if target.fits(second) and floor * (1 - SAFETY) > second_score:
                 break  # this shape and every later one rank below the best two
-        assessed.append(cost.assess(shapes[i].arch, shapes[i].params, budget, loss_model))
+        assessed.append(cost.assess(shapes[i].arch, shapes[i].params, budget, loss_model, weigh))
     return assessed
 
 

@@ -133,6 +133,10 @@ class Plan(PlanBrief):
     optimal_depth: float  # the loss model's optimal depth at the budget (cost/loss.py; inspect and models report the same)
     optimal_depth_low: float
     optimal_depth_high: float
+    loss_fitted_params_low: float  # the sizes the loss model's data span (cost.loss.fitted_range; docs/loss.md)
+    loss_fitted_params_high: float
+    loss_in_fitted_range: bool  # the budget lies inside them (outside, the optimum's interval widens with the distance)
+    loss_decides: bool  # the loss model tells the band's depths apart (else the pick is by time alone; target.loss_decides)
     candidates: tuple[Candidate, ...]
     warnings: tuple[str, ...]
     notes: tuple[str, ...]

@@ -85,8 +85,8 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     from .evidence import beyond_evidence, depth_band
     from .pick import CONSENSUS, consensus_pick, costing, rule_why
     from ..cost.fields import RECOMMENDED_FIELDS
-    from .target import LOSS_FIELDS, loss_notes, rule_loss_model
-    from ..cost.loss import optimal_depth
+    from .target import LOSS_FIELDS, loss_decides, loss_notes, rule_loss_model
+    from ..cost.loss import fitted_range, optimal_depth
     from ..cost.billed import BILLED_NOTE, BILLED_RATIO
     from ..cost.modeled import MODEL_FIELDS
 
@@ -177,6 +177,7 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
         **{"recommended_" + name: rec_loss[name] for name in LOSS_FIELDS[:4]},
         **{"recommended_" + name: rec_model.get(name) for name in MODEL_FIELDS}, billed_ratio=BILLED_RATIO, billed_note=BILLED_NOTE,
         **dict(zip(("optimal_depth", "optimal_depth_low", "optimal_depth_high"), map(float, optimal_depth(budget, loss_model)))),
+        **fitted_range(budget, loss_model), loss_decides=loss_decides(budget, (lo, hi), loss_model),
         candidates=tuple(built), warnings=tuple(warnings), notes=tuple(notes),
     )
 

@@ -141,26 +141,27 @@ class ConfigReport(ShapeRecord):
     params_other_mixers: int | None = None
 
 
-def loss_report(depth: int, size: float) -> dict:
-    """The loss model's fields of a shape of ``depth`` layers and ``size`` parameters (cost/loss.py)."""
+def loss_report(depth: int, size: float, width: int | None = None, ffn: int | None = None) -> dict:
+    """The loss model's fields of a shape of ``depth`` layers (``ffn`` wide on ``width``; None: at the best
+    feed-forward ratio) and ``size`` parameters (cost/loss.py)."""
     from ..cost.loss import loss_penalty, optimal_depth
 
-    values = [*optimal_depth(max(size, 1)), *loss_penalty(depth, max(size, 1))]
+    values = [*optimal_depth(max(size, 1)), *loss_penalty(depth, max(size, 1), None, width, ffn)]
     return {name: float(v) for name, v in zip(LOSS_TYPES, values)}
 
 
-def size_notes(depth: int, width: int, size: int, vocab: int | None) -> tuple[tuple[str, ...], int, float, float]:
+def size_notes(depth: int, width: int, size: int, vocab: int | None, ffn: int | None = None) -> tuple[tuple[str, ...], int, float, float]:
     """How a model's depth compares with the plan for its size, and the vocabulary note."""
     lowest = min_depth(max(size, 1))
     emp_depth, emp_width = empirical_optimum(size)
     side = "respects" if depth >= lowest else "is below"
-    loss = loss_report(depth, size)
+    loss = loss_report(depth, size, width, ffn)
     optimum, low, high = loss["optimal_depth"], loss["optimal_depth_low"], loss["optimal_depth_high"]
     notes = [f"depth {depth} {side} the minimal depth {lowest} for its size (threshold rule, Levine et al. 2020)",
              f"optimal depth for its size by the loss model: {optimum:.0f} [{low:.0f}, {high:.0f}]; this model is "
              f"{'deeper' if depth > optimum else 'shallower'} by {abs(depth / optimum - 1):.0%}, a predicted loss penalty of "
              f"{loss['loss_vs_best']:+.2%} [{loss['loss_vs_best_low']:+.2%}, {loss['loss_vs_best_high']:+.2%}] vs the best shape "
-             "of its size (fitted on Gemstones 50M-2B; docs/loss.md)",
+             "of its size (fitted on Gemstones and Petty et al., 41M-2B; docs/loss.md)",
              f"the Levine et al. fit alone (one rule of the evidence) puts it at depth {emp_depth:.1f}, width {emp_width:,.0f}"]
     if vocab is not None and width > vocab:
         notes.append(f"width {width} exceeds the vocabulary size {vocab}: the embedding rank caps what extra width adds "
@@ -174,11 +175,11 @@ def model_report(model, reading: str = "consistent") -> ModelReport:
     """A catalogue Model with its block counts, regime, bounds and plan comparison (size by 12·L·d²).
     ``reading``: Theorem 2's c2 reading (theory.C2_READINGS)."""
     record = shape_record(bounds(model.depth, model.width, model.heads, reading), model.architecture)
-    notes, lowest, emp_depth, emp_width = size_notes(model.depth, model.width, record.params_12Ld2, model.vocab)
+    notes, lowest, emp_depth, emp_width = size_notes(model.depth, model.width, record.params_12Ld2, model.vocab, model.ffn)
     return ModelReport(**{**record.__dict__, "notes": record.notes + notes}, name=model.name, display_name=model.display_name,
                        family=model.family, year=model.year, vocab=model.vocab, published_params=model.params,
                        aspect_ratio=model.width / model.depth, min_depth=lowest, empirical_depth=emp_depth,
-                       empirical_width=emp_width, source=model.source, **loss_report(model.depth, record.params_12Ld2))
+                       empirical_width=emp_width, source=model.source, **loss_report(model.depth, record.params_12Ld2, model.width, model.ffn))
 
 
 def config_report(config, reading: str = "consistent") -> ConfigReport:
@@ -191,7 +192,7 @@ def config_report(config, reading: str = "consistent") -> ConfigReport:
     fields, block_notes = block_fields(config.architecture, shape.heads, **known)
     real = config.params_nonembedding
     size = real if real is not None else getattr(config, "params_12Ld2", getattr(config, "params_convention", None))
-    notes, lowest, emp_depth, emp_width = size_notes(config.depth, config.width, size, config.vocab)
+    notes, lowest, emp_depth, emp_width = size_notes(config.depth, config.width, size, config.vocab, config.ffn)
     if real is None:
         notes = ("its size for the plan comparison is 12·L·d² (the real count is unavailable)",) + notes
     return ConfigReport(**{**record.__dict__, "notes": record.notes + config.notes + block_notes + notes}, **fields,
@@ -201,4 +202,4 @@ def config_report(config, reading: str = "consistent") -> ConfigReport:
                         vocab_bottleneck=config.vocab is not None and config.width > config.vocab,
                         attention_layers=getattr(config, "attention_layers", None),
                         params_other_mixers=getattr(config, "params_other_mixers", None),
-                        **loss_report(config.depth, size))
+                        **loss_report(config.depth, size, config.width, config.ffn))

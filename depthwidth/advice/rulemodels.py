@@ -9,7 +9,7 @@ records (a sweep row carries many fields fit does not need).
 from __future__ import annotations
 
 import re
-from typing import Literal, Optional
+from typing import Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -108,12 +108,20 @@ class FittedOnModel(_Strict):
 
 
 class LossModel(_Strict):
-    """The loss penalty refitted on the sweep (cost.loss.PenaltyModel; issue 31)."""
+    """The loss penalty refitted on the sweep (cost.loss.PenaltyModel; issues 31 and 46). A rule file of
+    the depth-only form (3x3 cov of ln k, a, b; no q) still reads, with q = 0."""
 
     ln_k: float
     a: float
     b: float
-    cov: tuple[float, float, float, float, float, float, float, float, float]
+    cov: Union[tuple[float, float, float, float, float, float, float, float, float],
+               tuple[float, float, float, float, float, float, float, float, float, float, float, float, float, float, float, float]]
+    q: float = Field(default=0.0, ge=0)
+    ffn_ratio: float = Field(default=4.0, gt=0)
+    tau_k: float = Field(default=0.0, ge=0)
+    tau_a: float = Field(default=0.0, ge=0)
+    tau_ext: float = Field(default=0.0, ge=0)
+    studies: tuple[tuple[str, float], ...] = ()
     scatter: float = Field(ge=0)
     points: int = Field(ge=1, strict=True)
     groups: int = Field(ge=1, strict=True)

@@ -52,13 +52,15 @@ def _finite(x: float) -> float | None:
 
 
 def assess(arch, costs, count: float, budget: float, tokens: float, model: PenaltyModel | None = None,
-           law: LossLaw = DEFAULT_LAW) -> Targeted:
+           law: LossLaw = DEFAULT_LAW, weigh_loss: bool = True) -> Targeted:
     """The Targeted of one shape: ``count`` its parameters (the count the budget limits), ``budget``
-    the size of the best shape it is measured against, ``tokens`` the training length."""
-    value, low, high = (float(v) for v in loss_penalty(arch.depth, budget, model))
+    the size of the best shape it is measured against, ``tokens`` the training length. ``weigh_loss``
+    False: the time to the target leaves the penalty out (``loss_decides`` False: loss cannot tell the
+    band's shapes apart), so only the shape's time and its count's shortfall count."""
+    value, low, high = (float(v) for v in loss_penalty(arch.depth, budget, model, arch.width, getattr(arch, "ffn", None)))
     days = getattr(costs, "train_days", None)
     time, unit = (days, "days") if days is not None else (costs.train_gpu_hours, "GPU-hours")
-    to_target = _finite(float(time_to_target(time, value, count, tokens, budget, law)))
+    to_target = _finite(float(time_to_target(time, value if weigh_loss else 0.0, count, tokens, budget, law)))
     return Targeted(arch, costs, (value, low, high), time, to_target, unit)
 
 
@@ -72,11 +74,11 @@ def fits(t: Targeted) -> bool:
 
 
 def score_floor(arch, count: float, budget: float, tokens: float, times: tuple[float, float], prefer: str,
-                model: PenaltyModel | None = None, law: LossLaw = DEFAULT_LAW) -> float:
+                model: PenaltyModel | None = None, law: LossLaw = DEFAULT_LAW, weigh_loss: bool = True) -> float:
     """A lower bound of the shape's ``score`` (``balanced`` or ``train``, no tolerance) from lower bounds of
     its training time ``times`` = (days, GPU-hours): the time to the target is its time x a factor of its
     loss penalty alone (``assess``), so it grows with the time."""
-    value = float(loss_penalty(arch.depth, budget, model)[0])
+    value = float(loss_penalty(arch.depth, budget, model, arch.width, getattr(arch, "ffn", None))[0]) if weigh_loss else 0.0
     factor = float(time_to_target(1.0, value, count, tokens, budget, law))
     return (times[1] if prefer == "train" else times[0]) * factor
 
@@ -130,19 +132,46 @@ def _time(x: float | None, unit: str) -> str:
     return f"{x:,.3g} {unit}" if unit == "days" else f"{x:,.0f} {unit}"
 
 
+def loss_decides(budget: float, band: tuple[int, int], model: PenaltyModel | None = None) -> bool:
+    """Whether the loss model can tell the band's depths apart at ``budget``: not when the optimal depth's
+    ~95% interval covers the whole band (any depth in it may be the best one: the spread between studies,
+    or the distance beyond the fitted sizes, is wider than the band)."""
+    from ..cost.loss import optimal_depth
+
+    _, low, high = (float(v) for v in optimal_depth(budget, model))
+    return not (low <= band[0] and band[1] <= high)
+
+
+def _undecided(budget: float | None, model: PenaltyModel | None, prefer: str) -> str:
+    from ..cost.loss import SHIPPED, optimal_depth
+
+    m = model or SHIPPED
+    depth, low, high = (float(v) for v in optimal_depth(budget, m))
+    beyond = "" if m.params_range[0] <= budget <= m.params_range[1] else ", beyond the loss model's data"
+    return (f"; loss cannot tell the band's shapes apart at this size (optimum {depth:.0f} [{low:.0f}, {high:.0f}]{beyond}), "
+            "so " + ("loss was left out of the balance" if prefer == "serve" else "time decided"))
+
+
 def why(ranked: list[tuple[float, Targeted]], band: tuple[int, int], prefer: str, tolerance: float | None = None,
-        shapes: int | None = None) -> str:
+        shapes: int | None = None, budget: float | None = None, model: PenaltyModel | None = None) -> str:
     """One sentence: the pick's predicted penalty and time to the target against the runner-up;
-    ``shapes``: how many valid shapes the band holds (default: all ranked)."""
+    ``shapes``: how many valid shapes the band holds (default: all ranked). With ``budget``, says when
+    loss could not tell the band's shapes apart (``loss_decides``) and time alone decided."""
     _, pick = ranked[0]
     shapes = len(ranked) if shapes is None else shapes
     v, lo, hi = pick.penalty
     shape = f"{pick.arch.depth}x{pick.arch.width}"
+    undecided = "" if budget is None or tolerance is not None or loss_decides(budget, band, model) else _undecided(budget, model, prefer)
     mine = f"{_pct(v)} loss vs the best shape [{_pct(lo)}, {_pct(hi)}], {_time(pick.to_target, pick.unit)} to the target loss"
+    if undecided:
+        clock = "GPU-hours" if prefer == "train" or pick.unit != "days" else "wall-clock"
+        mine = f"{_pct(v)} loss vs the best shape [{_pct(lo)}, {_pct(hi)}], {_time(pick.to_target, pick.unit)} of training ({clock})"
     if tolerance is not None:
         head = f"{shape} is the fastest of the {shapes} valid shapes in the band [{band[0]}, {band[1]}] within the loss tolerance {tolerance:.2%}"
     elif prefer == "serve":
-        head = f"{shape} best balances time to the target loss, KV cache and depth (prefer=serve) among the {shapes} valid shapes in the band [{band[0]}, {band[1]}]"
+        head = f"{shape} best balances time to the target loss, KV cache and depth (prefer=serve) among the {shapes} valid shapes in the band [{band[0]}, {band[1]}]{undecided}"
+    elif undecided:
+        head = f"{shape} trains soonest of the {shapes} valid shapes in the band [{band[0]}, {band[1]}]{undecided}"
     else:
         clock = "GPU-hours" if prefer == "train" or pick.unit != "days" else "wall-clock"
         head = (f"{shape} reaches the best shape's loss soonest ({clock}) of the "
@@ -152,7 +181,7 @@ def why(ranked: list[tuple[float, Targeted]], band: tuple[int, int], prefer: str
     _, other = ranked[1]
     ov = other.penalty[0]
     return (f"{head}: predicted {mine}, against {other.arch.depth}x{other.arch.width} at {_pct(ov)} and "
-            f"{_time(other.to_target, other.unit)} (loss model fitted on Gemstones ablations, docs/loss.md).")
+            f"{_time(other.to_target, other.unit)} (loss model: Gemstones and Petty 2023 ablations, docs/loss.md).")
 
 
 def rule_loss_model(path: str | None) -> PenaltyModel | None:
@@ -174,11 +203,13 @@ def loss_notes(budget: float, tokens: float | None, model: PenaltyModel | None =
     depth, low, high = (float(v) for v in optimal_depth(budget, m))
     outside = []
     if not m.params_range[0] <= budget <= m.params_range[1]:
-        outside.append(f"this size (it saw {m.params_range[0]:.2g}-{m.params_range[1]:.2g} parameters)")
+        outside.append(f"this size (beyond its data: it saw {m.params_range[0]:.2g}-{m.params_range[1]:.2g} parameters; "
+                       f"the optimum's interval widens with the distance in log size)")
     ratio = (tokens or 20 * budget) / budget
     if model is None and not SHIPPED_TOKENS_PER_PARAM[0] <= ratio <= SHIPPED_TOKENS_PER_PARAM[1]:
         outside.append(f"{ratio:.3g} tokens per parameter (its runs trained on {SHIPPED_TOKENS_PER_PARAM[0]:.0f}-"
                        f"{SHIPPED_TOKENS_PER_PARAM[1]:.0f}; the length's effect on the penalty is not modelled)")
     return [f"loss model (docs/loss.md): optimal depth {depth:.0f} [{low:.0f}, {high:.0f}]; loss_vs_best = "
-            f"{m.k:.4f}·ln(depth/{depth:.1f})², fitted on {m.points} losses of {m.shapes} shapes, scatter {m.scatter:.2%}"
+            f"{m.k:.4f}·[ln(depth/{depth:.1f})² + {m.q:.2f}·ln(ffn/width/{m.ffn_ratio:g})²], fitted on {m.points} losses of "
+            f"{m.shapes} shapes, scatter {m.scatter:.2%}"
             + ("; extrapolated to " + " and ".join(outside) if outside else "")]

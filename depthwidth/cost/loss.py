@@ -1,18 +1,22 @@
 """What a shape costs in loss: the penalty against the best shape of its size, and the extra training
-that penalty is worth (issue 31).
+that penalty is worth (issues 31 and 46).
 
 Pure: numbers in, numbers out (scalars or NumPy arrays); no I/O. The constants of ``SHIPPED`` come
-from ``lossfit.fit_penalty`` on the committed ablations (``cost/ablations.json``; docs/loss.md), and
+from ``lossfit.shipped_fit`` on the committed ablations (``cost/ablations.json``; docs/loss.md), and
 ``tests/test_loss.py`` refits them from that file, so they cannot drift from the data.
 
 The penalty (relative excess loss over the best shape of the same size and tokens):
 
-    loss_vs_best = k · ln(L / L*(N))²,    L*(N) = exp(a + b · ln(N / 1e9))
+    loss_vs_best = k · [ln(L / L*(N))² + q · ln(φ / φ*)²],    L*(N) = exp(a + b · ln(N / 1e9)),  φ = ffn / width
 
-k: how steep the bowl is (a shape e times too shallow or too deep loses k, relative); L*(N): the
-optimal depth at N parameters, a power law in N with exponent b (L* at 1e9 is e^a). A parabola in
-ln depth is the form the reference card's "Fitting your own rule" uses for one size; Kaplan et al.
-2020 (Figure 5) show such a shallow bowl in the aspect ratio.
+k: how steep the bowl is (a shape e times too shallow or too deep loses k, relative; the geometric mean
+of the studies' bowls); L*(N): the optimal depth at N parameters, a power law in N with exponent b (L*
+at 1e9 is e^a); at a fixed count and φ, depth fixes the width, so the depth term is the aspect-ratio
+term too. φ*: the feed-forward ratio that costs nothing (4, held), q: its term's weight (Petty et al.
+2023 shrink the feed-forward as layers are added). A parabola in ln depth is the form the reference
+card's "Fitting your own rule" uses for one size; Kaplan et al. 2020 (Figure 5) show such a shallow
+bowl in the aspect ratio and the feed-forward ratio. The interval holds the spread between studies
+(leave one study out) and widens beyond the fitted sizes (docs/loss.md).
 
 The currency (Hoffmann et al. 2022, eq. 10): L(N, D) = E + A/N^alpha + B/D^beta. A shape of N
 parameters trained on D' tokens, with loss ``penalty`` relative to the best shape, reaches the best
@@ -76,14 +80,23 @@ LAWS = {law.name: law for law in (HOFFMANN_2022, BESIROGLU_2024)}
 DEFAULT_LAW = HOFFMANN_2022
 
 
+MIN_DEPTH = 3  # the fitted domain: Gemstones' shallowest shape; Petty's 1- and 2-layer rows lie outside (docs/loss.md)
+FFN_RATIO = 4.0  # phi*, the feed-forward ratio f/d at which the ffn term vanishes: Vaswani et al. 2017's d_ff = 4 d_model
+PRIOR_Q = 1.0  # the ffn term's weight where the data cannot identify it (no group varies f/d): the depth term's curvature
+PRIOR_LN_Q_SD = 1.0  # that prior's spread in ln q (95%: q within a factor 7 of 1; the two-study fit finds 0.48)
+
+
 @frozen
 class PenaltyModel:
-    """loss_vs_best = k · ln(L / L*(N))², L*(N) = exp(a + b·ln(N/1e9)), with the fit's covariance of
-    (ln k, a, b) (``cov``, row-major 3x3), its residual scatter (relative loss) and the data it saw."""
+    """loss_vs_best = k · [ln(L/L*(N))² + q·ln(φ/φ*)²], L*(N) = exp(a + b·ln(N/1e9)), φ = ffn/width, with the fit's
+    covariance of (ln k, a, b, ln q) (``cov``, row-major 4x4), its residual scatter (relative loss), the spread
+    between studies (``tau_k`` in ln k, ``tau_a`` in ln L*; leave one study out), the extrapolation rule
+    (``tau_ext``: the sd of ln L* gained per e-fold of N outside ``params_range``) and the data it saw."""
 
     ln_k: float
     a: float
     b: float
+    q: float
     cov: tuple[float, ...]
     scatter: float
     points: int
@@ -92,63 +105,94 @@ class PenaltyModel:
     params_range: tuple[float, float]
     depth_range: tuple[int, int]
     source: str
+    ffn_ratio: float = FFN_RATIO
+    tau_k: float = 0.0
+    tau_a: float = 0.0
+    tau_ext: float = 0.0
+    studies: tuple[tuple[str, float], ...] = ()  # (study, ln of its bowl's scale against k), the fit's study term
 
     @property
     def k(self) -> float:
         return math.exp(self.ln_k)
 
-    def _sd_ln_depth(self, x):
-        """Standard error of ln L*(N) at x = ln(N/1e9): var(a) + x²·var(b) + 2x·cov(a, b)."""
+    def outside(self, params):
+        """How far ``params`` lies outside the fitted sizes, in e-folds of N (0 inside)."""
+        np = _lib(params)
+        x = np.log(np.asarray(params, dtype=float))
+        lo, hi = math.log(self.params_range[0]), math.log(self.params_range[1])
+        return np.maximum(np.maximum(x - hi, lo - x), 0.0)
+
+    def _sd_ln_depth(self, x, params):
+        """Standard error of ln L*(N) at x = ln(N/1e9): var(a) + x²·var(b) + 2x·cov(a, b) from the fit, the
+        between-study spread tau_a², and (tau_ext · e-folds outside the fitted sizes)²."""
         c, np = self.cov, _lib(x)
-        return np.sqrt(np.maximum(c[4] + x * x * c[8] + 2 * x * c[5], 0.0))
+        fit = np.maximum(c[5] + x * x * c[10] + 2 * x * c[6], 0.0)
+        return np.sqrt(fit + self.tau_a ** 2 + (self.tau_ext * self.outside(params)) ** 2)
 
     def optimal_depth(self, params):
-        """(L*, low, high) at ``params``: the optimal depth and its ~95% interval, which widens away
-        from the sizes the fit saw (through the uncertainty of b)."""
+        """(L*, low, high) at ``params``: the optimal depth (at the feed-forward ratio φ*) and its ~95% interval,
+        which holds the spread between studies and widens outside the fitted sizes."""
         np = _lib(params)
-        x = np.log(np.asarray(params, dtype=float) / REFERENCE_PARAMS)
-        center, sd = self.a + self.b * x, self._sd_ln_depth(x)
+        params = np.asarray(params, dtype=float)
+        x = np.log(params / REFERENCE_PARAMS)
+        center, sd = self.a + self.b * x, self._sd_ln_depth(x, params)
         return np.exp(center), np.exp(center - Z_95 * sd), np.exp(center + Z_95 * sd)
 
-    def penalty(self, depth, params):
-        """(loss_vs_best, low, high) of depth ``depth`` at ``params`` parameters (~95% interval: the
-        optimum's uncertainty, k's, and the fit's residual scatter)."""
+    def penalty(self, depth, params, width=None, ffn=None):
+        """(loss_vs_best, low, high) of a shape of ``depth`` layers (feed-forward ``ffn`` wide on a ``width``
+        residual stream; None: at φ*) at ``params`` parameters. ~95% interval: the optimum's uncertainty, k's
+        (fit and between studies), q's, and the fit's residual scatter; low is 0 where nothing rules it out."""
         np = _lib(depth, params)
-        x = np.log(np.asarray(params, dtype=float) / REFERENCE_PARAMS)
+        params = np.asarray(params, dtype=float)
+        x = np.log(params / REFERENCE_PARAMS)
         u = np.abs(np.log(np.asarray(depth, dtype=float)) - (self.a + self.b * x))
-        spread, k_sd = Z_95 * self._sd_ln_depth(x), Z_95 * math.sqrt(max(self.cov[0], 0.0))
-        value = self.k * u * u
-        high = self.k * math.exp(k_sd) * (u + spread) ** 2 + Z_95 * self.scatter
-        low = np.maximum(self.k * math.exp(-k_sd) * np.maximum(u - spread, 0.0) ** 2 - Z_95 * self.scatter, 0.0)
-        return value, low, high
+        phi = 0.0 if width is None or ffn is None else np.log(np.asarray(ffn, dtype=float) / np.asarray(width, dtype=float) / self.ffn_ratio)
+        spread = Z_95 * self._sd_ln_depth(x, params)
+        k_sd = Z_95 * math.sqrt(max(self.cov[0], 0.0) + self.tau_k ** 2)
+        q_sd = Z_95 * math.sqrt(max(self.cov[15], 0.0))
+        ffn_term = self.q * phi * phi
+        value = self.k * (u * u + ffn_term)
+        high = self.k * math.exp(k_sd) * ((u + spread) ** 2 + ffn_term * math.exp(q_sd)) + Z_95 * self.scatter
+        low = self.k * math.exp(-k_sd) * (np.maximum(u - spread, 0.0) ** 2 + ffn_term * math.exp(-q_sd)) - Z_95 * self.scatter
+        return value, np.maximum(low, 0.0), high
 
     def as_dict(self) -> dict:
         """The model as plain numbers (a rule file's ``loss_model``; JSON-safe)."""
-        return dict(ln_k=self.ln_k, a=self.a, b=self.b, cov=list(self.cov), scatter=self.scatter, points=self.points,
-                    groups=self.groups, shapes=self.shapes, params_range=list(self.params_range),
-                    depth_range=list(self.depth_range), source=self.source)
+        return dict(ln_k=self.ln_k, a=self.a, b=self.b, q=self.q, cov=list(self.cov), scatter=self.scatter,
+                    points=self.points, groups=self.groups, shapes=self.shapes, params_range=list(self.params_range),
+                    depth_range=list(self.depth_range), source=self.source, ffn_ratio=self.ffn_ratio, tau_k=self.tau_k,
+                    tau_a=self.tau_a, tau_ext=self.tau_ext, studies=[list(s) for s in self.studies])
 
     @classmethod
     def from_dict(cls, d: dict) -> "PenaltyModel":
-        return cls(float(d["ln_k"]), float(d["a"]), float(d["b"]), tuple(float(v) for v in d["cov"]), float(d["scatter"]),
+        """The model from ``as_dict``; a rule file of the depth-only form (3x3 cov, no q) reads with q = 0."""
+        cov = [float(v) for v in d["cov"]]
+        if len(cov) == 9:
+            cov = [*cov[0:3], 0.0, *cov[3:6], 0.0, *cov[6:9], 0.0, 0.0, 0.0, 0.0, 0.0]
+        return cls(float(d["ln_k"]), float(d["a"]), float(d["b"]), float(d.get("q", 0.0)), tuple(cov), float(d["scatter"]),
                    int(d["points"]), int(d["groups"]), int(d["shapes"]), tuple(d["params_range"]),
-                   tuple(d["depth_range"]), str(d["source"]))
+                   tuple(d["depth_range"]), str(d["source"]), float(d.get("ffn_ratio", FFN_RATIO)), float(d.get("tau_k", 0.0)),
+                   float(d.get("tau_a", 0.0)), float(d.get("tau_ext", 0.0)), tuple((str(n), float(v)) for n, v in d.get("studies", ())))
 
 
-# Fitted by lossfit.fit_penalty on cost/ablations.json (Gemstones, 4 training conditions x 5 size classes);
-# tests/test_loss.py::test_shipped_constants_are_the_fit_of_the_committed_data refits them.
+# Fitted by lossfit.shipped_fit on cost/ablations.json (Gemstones 4 conditions x 5 sizes, Petty et al. 3 sizes; depth >= 3),
+# its spread between studies by leaving each study out; tests/test_loss.py refits it and compares predictions.
 SHIPPED = PenaltyModel(
-    ln_k=-4.436639257445388, a=3.5928080223424046, b=0.03146561129247179,
-    cov=(0.0032546061154656337, -0.0020399064797358007, -3.070263212390711e-06, -0.002039906479735801, 0.0036744746228401215, 0.0010477681709583249, -3.0702632123907173e-06, 0.0010477681709583249, 0.0006669947051471511),
-    scatter=0.0022831628991834443, points=84, groups=20, shapes=22,
-    params_range=(48377600.0, 2007837696.0), depth_range=(3, 80),
-    source="fit of depthwidth/cost/ablations.json (Gemstones, McLeish et al. 2025, mcleish7/gemstone-scaling-laws@5f42047)")
+    ln_k=-4.827280258494929, a=3.5875822446419394, b=0.031075772987523082, q=0.4845898038430187,
+    cov=(0.004339511809885055, -0.0011796512452188054, -6.278344951358969e-06, -0.004747152317855762, -0.001179651245218805, 0.0023868238957264237, 0.0006841807371113207, 0.0008344967204709897, -6.278344951359439e-06, 0.0006841807371113208, 0.0004379086450261966, -0.00018390981533815312, -0.004747152317855761, 0.0008344967204709897, -0.0001839098153381535, 0.020174499583394737),
+    scatter=0.002314264669303998, points=104, groups=23, shapes=42,
+    params_range=(41282048.0, 2007837696.0), depth_range=(3, 80),
+    source="fit of depthwidth/cost/ablations.json (Gemstones, McLeish et al. 2025, mcleish7/gemstone-scaling-laws@5f42047; "
+           "Petty et al. 2023, arXiv 2310.19956 Tables 2-3)",
+    ffn_ratio=4.0, tau_k=0.9728075914683367, tau_a=0.4069736175437859, tau_ext=0.11246340685398053,
+    studies=(('gemstones2025', 0.39526802065594097), ('petty2023', -0.39526802065594097)))
 
 
-def loss_penalty(depth, params, model: PenaltyModel | None = None):
-    """(loss_vs_best, low, high): the predicted relative excess loss of a shape of ``depth`` layers
-    and ``params`` parameters over the best shape of the same size and tokens (0.004 = 0.4%)."""
-    return (model or SHIPPED).penalty(depth, params)
+def loss_penalty(depth, params, model: PenaltyModel | None = None, width=None, ffn=None):
+    """(loss_vs_best, low, high): the predicted relative excess loss of a shape of ``depth`` layers, ``width``
+    and ``ffn`` (None: at the best feed-forward ratio) and ``params`` parameters over the best shape of the same
+    size and tokens (0.004 = 0.4%)."""
+    return (model or SHIPPED).penalty(depth, params, width, ffn)
 
 
 def optimal_depth(params, model: PenaltyModel | None = None):
@@ -182,16 +226,26 @@ def time_to_target(time, penalty, params, tokens, target_params=None, law: LossL
 
 
 def shape_loss_fields(depth, params, tokens=None, train_days=None, train_gpu_hours=None,
-                      model: PenaltyModel | None = None, law: LossLaw = DEFAULT_LAW) -> dict:
+                      model: PenaltyModel | None = None, law: LossLaw = DEFAULT_LAW, width=None, ffn=None) -> dict:
     """The loss fields of one shape against the best shape of its own size (for ``cost`` and sweep rows):
-    loss_vs_best and its interval, and the time to the best shape's loss from its training time
-    (null without a length or a time, or when no length reaches it). JSON-safe floats or None."""
-    value, low, high = (float(v) for v in loss_penalty(depth, params, model))
+    loss_vs_best and its interval, the time to the best shape's loss from its training time (null without
+    a length or a time, or when no length reaches it), and the sizes the model was fitted on with whether
+    ``params`` lies inside them. JSON-safe floats or None."""
+    m = model or SHIPPED
+    value, low, high = (float(v) for v in loss_penalty(depth, params, m, width, ffn))
     out = dict(loss_vs_best=value, loss_vs_best_low=low, loss_vs_best_high=high,
-               time_to_target_days=None, time_to_target_gpu_hours=None)
+               time_to_target_days=None, time_to_target_gpu_hours=None, **fitted_range(params, m))
     if tokens:
         for name, time in (("time_to_target_days", train_days), ("time_to_target_gpu_hours", train_gpu_hours)):
             if time is not None:
                 t = float(time_to_target(time, value, params, tokens, None, law))
                 out[name] = t if math.isfinite(t) else None
     return out
+
+
+def fitted_range(params, model: PenaltyModel | None = None) -> dict:
+    """loss_fitted_params_low/high (the sizes the loss model's data span) and loss_in_fitted_range
+    (whether ``params`` lies inside them; outside, the optimum's interval widens with the distance)."""
+    m = model or SHIPPED
+    low, high = (float(v) for v in m.params_range)
+    return dict(loss_fitted_params_low=low, loss_fitted_params_high=high, loss_in_fitted_range=bool(low <= float(params) <= high))

@@ -146,7 +146,8 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
         "prefill_seconds": None, "decode_seconds_per_token": None, "decode_tokens_per_second": None, "serving_tp": None,
     }
     # the loss model counts all parameters, embeddings included (Gemstones' counts, docs/loss.md)
-    record.update(shape_loss_fields(depth, nonembedding + (embedding or 0), cluster.tokens, days, hours))
+    record.update(shape_loss_fields(depth, nonembedding + (embedding or 0), cluster.tokens, days, hours,
+                                    width=arch.width, ffn=arch.ffn))
     if cluster.serve:
         from .serve import serving
 

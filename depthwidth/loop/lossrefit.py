@@ -4,7 +4,8 @@ rule file (``loss_model``) and ``plan --rule-file`` predicts every candidate's `
 Kept apart from ``fit.py`` (the optimum-depth laws): the same runs, grouped the same way
 (``fit.group_runs``), fitted in the form of ``cost/loss.py`` by ``cost.lossfit.fit_penalty``.
 With fewer than three sizes the data cannot say how the optimum moves with size, so b is held at
-the shipped value (fitted on the published ablations; docs/loss.md). The losses are taken as they
+the shipped value (fitted on the published ablations; docs/loss.md); a sweep does not vary the
+feed-forward ratio, so the ffn term's weight q is the shipped one. The losses are taken as they
 are: a sweep's shapes are within ±5% of its budget, and the published law is not the user's.
 """
 from __future__ import annotations
@@ -28,7 +29,7 @@ def refit_penalty(runs, group_by: str = "params") -> dict | None:
     if not rows:
         return None
     sizes = {row["group"] for row in rows}
-    model = fit_penalty(rows, law=None, slope=None if len(sizes) >= 3 else SHIPPED.b,
+    model = fit_penalty(rows, law=None, slope=None if len(sizes) >= 3 else SHIPPED.b, q=SHIPPED.q,
                         source="refitted on the user's sweep by `depthwidth fit` (cost/loss.py's form)")
     return model.as_dict() if all(map(_finite, (model.ln_k, model.a, model.b, model.scatter))) else None
 
