@@ -162,13 +162,15 @@ def band_shapes(budget: int, spending, constraints, model, lo: int, hi: int) -> 
 
 
 def consensus_pick(budget: int, spending, constraints, model, floor: int, band, cost: Costing, prefer: str,
-                   tolerance: float | None = None, loss_model=None):
+                   tolerance: float | None = None, loss_model=None, stages: int = 1):
     """(the Snapped pick, the evidence.Consensus, a note or None) inside ``band``: the shape that reaches
-    the best shape's loss soonest (``target.score``); the pick is None when no valid shape lies in the band."""
+    the best shape's loss soonest (``target.score``); the pick is None when no valid shape lies in the band.
+    Shapes with fewer layers than ``stages`` (--pp) are left out: no layout splits them that many ways."""
     from .evidence import Consensus, Pick
     from . import target
 
     shapes, note = band_shapes(budget, spending, constraints, model, *band.depth_band)
+    shapes = [s for s in shapes if s.arch.depth >= stages]
     if not shapes:
         return None, Consensus(band, None), note
     ranked = target.score(_leading(shapes, cost, budget, loss_model, prefer, tolerance), prefer, tolerance)

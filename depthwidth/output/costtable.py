@@ -3,7 +3,15 @@ from __future__ import annotations
 
 
 def _days(value) -> str:
-    return "n/a" if value is None else (f"{value:,.1f}" if value >= 1 else f"{value * 24:,.1f} h")
+    return "n/a" if value is None else (_figure(value, ",.1f") if value >= 1 else f"{value * 24:,.1f} h")
+
+
+def _figure(value, spec: str = ",.0f") -> str:
+    """A number as the JSON has it, readably: n/a for null, ``spec`` from 0.1 to 10^9 (digits that
+    mean something), three significant digits outside (never 0 for a figure that is not 0)."""
+    if value is None:
+        return "n/a"
+    return format(value, spec) if 0.1 <= abs(value) < 1e9 else f"{value:.3g}"
 
 
 def _loss(r) -> str:
@@ -32,14 +40,16 @@ def cost_tables(records):
     for r in records:
         lay = r["layout"]
         row = [r["shape"], f"{lay['tp']}/{lay['pp']}/{lay['dp']}/{lay['cp']} mb{lay['micro_batch']} {lay['recompute']} z{lay['zero']}",
-               f"{r['step_seconds']:.3g}", f"{r['tokens_per_second']:,.0f}", f"{r['mfu']:.1%}", f"{r['hfu']:.1%}",
-               f"{r['train_memory_per_gpu_bytes'] / 1e9:.1f}", _loss(r)]
+               _figure(r["step_seconds"], ".3g"), _figure(r["tokens_per_second"]), f"{r['mfu']:.1%}", f"{r['hfu']:.1%}",
+               _figure(r["train_memory_per_gpu_bytes"] / 1e9, ",.1f"), _loss(r)]
         if timed:
-            row += [_days(r["train_days"]), "n/a" if r["train_gpu_hours"] is None else f"{r['train_gpu_hours']:,.0f}"]
+            row += [_days(r["train_days"]), _figure(r["train_gpu_hours"])]
         if target:
             row += [_days(r.get("time_to_target_days"))]
         if serve:
-            row += [f"{r['prefill_seconds']:.3g}", f"{r['decode_seconds_per_token'] * 1e3:.2f}", f"{r['decode_tokens_per_second']:,.0f}"]
+            decode = r["decode_seconds_per_token"]
+            row += [_figure(r["prefill_seconds"], ".3g"), _figure(None if decode is None else decode * 1e3, ".2f"),
+                    _figure(r["decode_tokens_per_second"])]
         rows.append(row)
     first = records[0] if records else {}
     title = f"cost on {first.get('gpus', '?')} x {first.get('gpu', '?')}, context {first.get('context', '?'):,}" if records else "cost"

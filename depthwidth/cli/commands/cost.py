@@ -4,7 +4,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from ...arch.blocks import DEFAULT_CONTEXT
-from ..options import BLOCK, Arch, Batch, BlockOptions, Context, Field, Fmt, Format, Gpu, KvHeads, Tokens
+from ..options import BLOCK, Arch, Batch, BlockOptions, Context, Field, Fmt, Format, Gpu, KvHeads, MfuOverride, Tokens
 
 
 
@@ -28,7 +28,7 @@ def command(
                                                      "vanilla and gpt2 presets (as Megatron-LM trained them), flash otherwise.")] = None,
     context: Context = DEFAULT_CONTEXT,
     tokens: Tokens = None,
-    mfu: Annotated[Optional[str], typer.Option("--mfu", help="Override the model: time from this model FLOPs utilization (0-1).")] = None,
+    mfu: MfuOverride = None,
     serve: Annotated[bool, typer.Option("--serve", help="Also predict serving: prefill, decode time per token, tokens/s.")] = False,
     batch: Batch = 1,
     format: Fmt = Format.table,
@@ -42,8 +42,8 @@ def command(
     from ...errors import InputError
     from ...output import emit
     from ...output.costtable import cost_tables
-    from ..inputs import bounded_number, expand_stdin
-    from ..training import one_token_count
+    from ..inputs import expand_stdin
+    from ..training import mfu_rate, one_token_count, pipeline_stages
 
     if recompute is not None and recompute.strip().lower() not in ("none", "selective", "full"):
         raise InputError("--recompute", recompute, "expected one of none, selective, full")
@@ -54,13 +54,14 @@ def command(
     from ...arch.hardware import accelerator
 
     accelerator(gpu)  # a bad --gpu fails before anything is computed
-    rate = None if mfu is None else bounded_number(mfu, "--mfu", 1, "expected a model FLOPs utilization above 0 and at most 1, such as 0.4")
+    rate = None if mfu is None else mfu_rate(mfu)
     fixed = tuple((k, v) for k, v in (("tp", tp), ("pp", pp), ("cp", cp), ("micro_batch", micro_batch), ("zero", zero),
                                       ("recompute", recompute and recompute.strip().lower())) if v is not None)
     cluster = Cluster(gpu=gpu.strip().lower(), gpus=gpus, context=context, global_batch=global_batch, tokens=one_token_count(tokens),
                       mfu=rate, fixed=fixed, attention=attention and attention.strip().lower(), serve=serve, batch=batch)
     named = _architectures(expand_stdin(shapes) if shapes else [], config or [], arch, context,
                            dict(kv_heads=kv_heads, **block._asdict()))
+    pipeline_stages(pp, named)
     records = []
     for name, block in named:
         record = {"shape": name, "depth": block.depth, "width": block.width, "heads": block.heads, "arch": block.family}

@@ -21,7 +21,7 @@ def command(
     from ...output import emit
     from ...output.tables import inspect_tables
     from ...advice.reports import config_report
-    from ..training import costed, given_run
+    from ..training import costed, given_run, pipeline_stages
 
     format, field, c2_reading = shown
     spec = given_run(run)
@@ -29,6 +29,7 @@ def command(
     for path in paths:
         raw = read_config_bytes(read_stdin_bytes("config"), "<stdin>") if path == "-" else read_config_file(path)
         configs.append(inspect_config(raw, "<stdin>" if path == "-" else path))
+    pipeline_stages(spec.pp, [(c.source, c.architecture) for c in configs])
     warn_constraints([(c.source, c.architecture, c.heads) for c in configs], run.tp, run.multiple)
     for c in configs:  # an unknown model_type: what was assumed in its place, on stderr as in the notes
         assumed = [n.removeprefix("assumed: ") for n in c.notes if n.startswith("assumed:")]
