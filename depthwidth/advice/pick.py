@@ -100,8 +100,10 @@ class Costing:
         return cache[key]
 
     def loss_fields(self, arch, count: float, budget: float, loss_model=None) -> dict:
-        """The shape record's loss fields (``target.LOSS_FIELDS``)."""
-        return self.assess(arch, count, budget, loss_model).fields(self.tokens_given)
+        """The shape record's loss fields (``target.LOSS_FIELDS``): the times to the target at the ranking
+        length, assumed or given (as ``fields``' train_days; ``run.tokens_assumed`` says which), so the
+        JSON carries the days the ``why`` prints (issue 40: null without --tokens)."""
+        return self.assess(arch, count, budget, loss_model).fields()
 
     def fields(self, arch) -> dict:
         """The shape record's cost fields (``run_records.COST_FIELDS``)."""
