@@ -62,8 +62,10 @@ def command(
     named = _architectures(expand_stdin(shapes) if shapes else [], config or [], arch, context,
                            dict(kv_heads=kv_heads, **block._asdict()))
     pipeline_stages(pp, named)
+    from ..progress import counted
+
     records = []
-    for name, block in named:
+    for name, block in counted(named, "cost: shapes"):
         record = {"shape": name, "depth": block.depth, "width": block.width, "heads": block.heads, "arch": block.family}
         record.update(predict(block, cluster))
         records.append(record)

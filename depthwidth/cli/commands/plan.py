@@ -99,8 +99,10 @@ def command(
         for line in left_out[:WARN_EACH]:
             warn(line)
         return emit(rows, format.value, field, plan_rules_tables)
+    from ..progress import counted
+
     with as_typed(given.values):
-        plans = [make_plan(b, options, given.source, t) for b, t in zip(given.values, given.tokens)]
+        plans = [make_plan(b, options, given.source, t) for b, t in counted(list(zip(given.values, given.tokens)), "plan: budgets")]
     lines = []
     for p in plans:  # a multiple above the ideal width is not ignored: the width jumps to it, far off budget
         if multiple > p.width_exact:
