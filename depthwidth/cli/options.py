@@ -82,8 +82,9 @@ Gpu = Annotated[str, typer.Option("--gpu", help="Accelerator for memory and time
 Gpus = Annotated[Optional[int], typer.Option("--gpus", help="GPUs training together (a multiple of tp x pp): gives wall-clock days and the "
                                                             "data-parallel degree ZeRO shards over. Default: none (no days; data parallel 1).",
                                              min=1, max=1 << 24)]
-Pp = Annotated[int, typer.Option("--pp", help="Pipeline-parallel degree, stages of ceil(L/pp) layers (should divide the depth; warns "
-                                              "otherwise). Default 1.", min=1, max=1 << 12)]
+Pp = Annotated[int, typer.Option("--pp", help="Pipeline-parallel degree, stages of ceil(L/pp) layers: at most the depth of every "
+                                              "shape (more is an error), and one that does not divide a depth is warned about. "
+                                              "Default 1.", min=1, max=1 << 12)]
 Zero = Annotated[int, typer.Option("--zero", help="ZeRO stage 0-3 over the data-parallel GPUs (1 shards the optimizer states). Default 1.",
                                    min=0, max=3)]
 Recompute = Annotated[str, typer.Option("--recompute", help="Activation recomputation: none, selective (default; what FlashAttention "
@@ -93,8 +94,11 @@ Recompute = Annotated[str, typer.Option("--recompute", help="Activation recomput
 MFU_RANGE = f"from {MIN_MFU:g} to 1"
 MfuText = Annotated[str, typer.Option("--mfu", help=f"Model FLOPs utilization for GPU-hours and days, {MFU_RANGE}. Default 0.4.")]
 # plan and sweep time every shape by the performance model in its best layout: what is given is fixed, the rest searched
-SearchPp = Annotated[Optional[int], typer.Option("--pp", help="Pipeline-parallel degree (default: searched). One that does not divide a "
-                                                              "depth is costed with its most loaded stage of ceil(L/pp) layers.", min=1, max=1 << 12)]
+SearchPp = Annotated[Optional[int], typer.Option("--pp", help="Pipeline-parallel degree (default: searched). Shapes with fewer "
+                                                              "layers are left out of plan's pick and candidates (more than the "
+                                                              "deepest is an error) and refused as sweep rows; one that does not "
+                                                              "divide a depth is costed with its most loaded stage of ceil(L/pp) "
+                                                              "layers.", min=1, max=1 << 12)]
 SearchZero = Annotated[Optional[int], typer.Option("--zero", help="ZeRO stage 0-3 (default: searched).", min=0, max=3)]
 SearchRecompute = Annotated[Optional[str], typer.Option("--recompute", help="Activation recomputation: none, selective or full "
                                                                             "(default: searched).")]

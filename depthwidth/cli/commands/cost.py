@@ -17,7 +17,8 @@ def command(
     gpu: Gpu = "h100",
     gpus: Annotated[Optional[int], typer.Option("--gpus", help="GPUs training together. Default: one node of --gpu.", min=1, max=1 << 24)] = None,
     tp: Annotated[Optional[int], typer.Option("--tp", help="Tensor-parallel degree (default: searched).", min=1, max=1 << 12)] = None,
-    pp: Annotated[Optional[int], typer.Option("--pp", help="Pipeline-parallel degree (default: searched).", min=1, max=1 << 12)] = None,
+    pp: Annotated[Optional[int], typer.Option("--pp", help="Pipeline-parallel degree (default: searched); at most the "
+                                                 "shape's depth.", min=1, max=1 << 12)] = None,
     cp: Annotated[Optional[int], typer.Option("--cp", help="Context-parallel degree (default: searched from a 32,768 context).", min=1, max=1 << 12)] = None,
     micro_batch: Annotated[Optional[int], typer.Option("--micro-batch", help="Sequences per micro-batch (default: searched).", min=1, max=1 << 16)] = None,
     global_batch: Annotated[Optional[int], typer.Option("--global-batch", help="Sequences per optimizer step. Default: GPT-3's batch for "

@@ -87,7 +87,7 @@ def command(
         with as_typed(given.values):
             return _brief(given.values, options, given.source, format.value, field)
     if len(given.values) > BRIEF_HINT:
-        warn(f"{len(given.values):,} budgets planned one at a time (a few ms each, with rules and candidates); "
+        warn(f"{len(given.values):,} budgets planned one at a time (tens of ms each: every candidate's layouts are searched; docs/speed.md); "
              "--brief gives the threshold rule's answer for all of them at once")
     if rules:
         from ...advice.rule_table import rule_shapes
