@@ -82,7 +82,8 @@ def _architectures(texts, configs, arch, context, overrides):
     block = preset(arch)
     given = {k: v for k, v in overrides.items() if v is not None}
     if "ffn_mult" in given:
-        given["ffn_mult"] = bounded_number(given["ffn_mult"], "--ffn-mult", 64, "expected a positive multiplier up to 64, such as 1.3")
+        given["ffn_mult"] = bounded_number(given["ffn_mult"], "--ffn-mult", 64, "expected a multiplier from 1/64 to 64, such as 1.3",
+                                           lowest=1 / 64)  # plan's range (docs/errors.md, "One option, one range")
     out = []
     for text, shape in zip(texts, resolve_shapes(texts, None)):
         own = dict(given)
