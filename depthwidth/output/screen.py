@@ -50,7 +50,8 @@ COLUMNS = (
     ("ms/token", "decode_seconds_per_token", lambda v: f"{v * 1e3:.2f}"),
 )
 RANK_BY = ("time_to_target_days", "train_days", "train_gpu_hours")  # the first one the rows carry
-DROP_FIRST = ("tok/s/GPU", "GPU-h", "ms/token", "MFU")  # dropped in this order when the table is too wide
+# dropped in this order when the table is too wide; "days" last, and only beside "target days", the figure ranked by
+DROP_FIRST = ("tok/s/GPU", "GPU-h", "ms/token", "MFU", "days")
 
 
 def _has(rows, name) -> bool:
@@ -106,7 +107,8 @@ def candidate_table(plan, width: int, show_all: bool = False) -> list[str]:
                 + ([("in" if lo <= c.depth <= hi else "below" if c.depth < lo else "above")] if show_all else [])
                 for i, c in enumerate(rows)]
         lines = _layout(headers, body)
-        droppable = [h for h in DROP_FIRST if any(h == name for name, _ in columns)]
+        shown = {name for name, _ in columns}
+        droppable = [h for h in DROP_FIRST if h in shown and (h != "days" or "target days" in shown)]
         if max(map(len, lines)) <= width or not droppable:
             return lines
         columns = [c for c in columns if c[0] != droppable[0]]
