@@ -50,8 +50,7 @@ COLUMNS = (
     ("ms/token", "decode_seconds_per_token", lambda v: f"{v * 1e3:.2f}"),
 )
 RANK_BY = ("time_to_target_days", "train_days", "train_gpu_hours")  # the first one the rows carry
-# dropped in this order when the table is too wide; "days" last, and only beside "target days", the figure ranked by
-DROP_FIRST = ("tok/s/GPU", "GPU-h", "ms/token", "MFU", "days")
+DROP_FIRST = ("tok/s/GPU", "GPU-h", "ms/token", "MFU")  # dropped in this order when the table is too wide
 
 
 def _has(rows, name) -> bool:
@@ -69,6 +68,8 @@ def screen_columns(plan, rows) -> list[tuple[str, object]]:
             out.append((header, lambda r: fmt_count(getattr(r, count))))
         elif header == "GPU-h" and _has(rows, "train_days"):
             continue
+        elif header == "target days" and plan.run.get("tokens_assumed"):
+            continue  # at an assumed length the run line and the why give it for the pick; the table keeps its days
         elif _has(rows, name):
             out.append((header, lambda r, name=name, fmt=fmt: "-" if getattr(r, name, None) is None else fmt(getattr(r, name))))
     if _has(rows, "tokens_per_second") and _has(rows, "mfu"):
@@ -107,8 +108,7 @@ def candidate_table(plan, width: int, show_all: bool = False) -> list[str]:
                 + ([("in" if lo <= c.depth <= hi else "below" if c.depth < lo else "above")] if show_all else [])
                 for i, c in enumerate(rows)]
         lines = _layout(headers, body)
-        shown = {name for name, _ in columns}
-        droppable = [h for h in DROP_FIRST if h in shown and (h != "days" or "target days" in shown)]
+        droppable = [h for h in DROP_FIRST if any(h == name for name, _ in columns)]
         if max(map(len, lines)) <= width or not droppable:
             return lines
         columns = [c for c in columns if c[0] != droppable[0]]
