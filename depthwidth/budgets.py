@@ -11,6 +11,7 @@ TOKENS_PER_PARAM = 20  # Hoffmann et al. 2022, compute-optimal training
 FLOPS_PER_PARAM_TOKEN = 6  # C ≈ 6·N·D
 MIN_PARAMS = 100
 MAX_PARAMS = 10**50
+MAX_TOKENS = 10**50  # training tokens, as a budget or a run's length: the same cap as parameters (issue 40)
 BUDGET_SYNTAX = ("expected a positive number like 1e9, +1e9, 1_000_000_000, 350M, 1.3B or 1T "
                  "(suffixes K, M, B or G, T; an exponent or a suffix, not both)")
 # An optional leading +, digits (with _ between them), an optional fraction, then an exponent OR
@@ -52,8 +53,11 @@ def parse_params(text: str) -> int:
 
 def parse_tokens(text: str) -> int:
     """--tokens D: the compute-optimal parameter count D/20 (Hoffmann et al. 2022)."""
-    return check_params(params_from_tokens(parse_quantity(text, "token count")), text, "token count",
-                        f"expected from {20 * MIN_PARAMS:,} to 2e51 tokens (D/20 = {MIN_PARAMS} to 1e50 parameters)")
+    accepted = f"expected from {20 * MIN_PARAMS:,} to 1e50 tokens (D/20 = {MIN_PARAMS} to 5e48 parameters)"
+    value = parse_quantity(text, "token count")
+    if value > MAX_TOKENS:
+        raise InputError("token count", text, accepted)
+    return check_params(params_from_tokens(value), text, "token count", accepted)
 
 
 def parse_flops(text: str) -> int:

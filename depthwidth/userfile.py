@@ -18,6 +18,7 @@ import os
 import stat
 import sys
 
+STDIN = "standard input"  # the one spelling of stdin in every message and record (issue 40: '-' and '<stdin>' before)
 MAX_BYTES = 50 * 1024 * 1024  # 50 MiB: far above any results, rule or config file; the same for every reader
 LIMIT_TEXT = f"{MAX_BYTES // (1024 * 1024)} MiB (the limit for every file depthwidth reads)"
 
@@ -51,7 +52,7 @@ def read_bytes(path: str, what: str = "file", accepted: str = "a regular file, o
             reason = getattr(err, "strerror", None) or str(err)
             raise EnvironmentFailure(f"cannot read standard input: {reason} (pipe the inputs in, or give them as arguments)") from None
         if len(data) > limit:
-            raise InputError(what, "-", f"standard input is larger than {LIMIT_TEXT}")
+            raise InputError(what, STDIN, f"larger than {LIMIT_TEXT}")
         return data
     try:
         mode = os.stat(path).st_mode

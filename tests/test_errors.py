@@ -296,7 +296,7 @@ def test_inspect_bad_config_in_a_real_process(tmp_path):
     path = tmp_path / "truncated.json"
     path.write_bytes(b'{"n_layer": 12,')
     assert_bad_input(run_sub(["inspect", str(path), "--format", "json"]), "truncated.json")
-    assert_bad_input(run_sub(["inspect", "-"], input=b"\x00\x01\x02"), "stdin")
+    assert_bad_input(run_sub(["inspect", "-"], input=b"\x00\x01\x02"), "'standard input'")
 
 
 # ---- extremes: finite, honest answers -----------------------------------------------------------

@@ -585,7 +585,7 @@ def test_fifos_directories_and_oversize_files(tmp_path):
     assert userfile.read_bytes(str(big), "results file", limit=101) == b"x" * 101
     import io
 
-    with pytest.raises(InputError, match="standard input is larger"):
+    with pytest.raises(InputError, match="'standard input': larger than"):
         userfile.read_bytes("-", "results file", limit=10, stdin=io.BytesIO(b"y" * 11))
 
 

@@ -126,6 +126,6 @@ def test_inspect_cli_files_and_stdin():
     out = json.loads(run("inspect", str(CONFIGS / "llama-7b.json"), str(CONFIGS / "t5-base.json"), "--format", "json").stdout)
     assert out[0]["params_nonembedding"] == 6_476_005_376 and out[1]["model_type"] == "t5"
     piped = json.loads(run("inspect", "-", "--format", "json", stdin=(CONFIGS / "bert-base.json").read_text()).stdout)
-    assert piped[0]["source"] == "<stdin>" and piped[0]["width"] == 768
+    assert piped[0]["source"] == "standard input" and piped[0]["width"] == 768
     bad = run("inspect", str(CONFIGS / "not-a-config.json"))
     assert bad.returncode == 2 and "num_hidden_layers" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1

@@ -100,8 +100,10 @@ class Costing:
         return cache[key]
 
     def loss_fields(self, arch, count: float, budget: float, loss_model=None) -> dict:
-        """The shape record's loss fields (``target.LOSS_FIELDS``)."""
-        return self.assess(arch, count, budget, loss_model).fields(self.tokens_given)
+        """The shape record's loss fields (``target.LOSS_FIELDS``): the times to the target at the ranking
+        length, assumed or given (as ``fields``' train_days; ``run.tokens_assumed`` says which), so the
+        JSON carries the days the ``why`` prints (issue 40: null without --tokens)."""
+        return self.assess(arch, count, budget, loss_model).fields()
 
     def fields(self, arch) -> dict:
         """The shape record's cost fields (``run_records.COST_FIELDS``)."""
@@ -162,13 +164,15 @@ def band_shapes(budget: int, spending, constraints, model, lo: int, hi: int) -> 
 
 
 def consensus_pick(budget: int, spending, constraints, model, floor: int, band, cost: Costing, prefer: str,
-                   tolerance: float | None = None, loss_model=None):
+                   tolerance: float | None = None, loss_model=None, stages: int = 1):
     """(the Snapped pick, the evidence.Consensus, a note or None) inside ``band``: the shape that reaches
-    the best shape's loss soonest (``target.score``); the pick is None when no valid shape lies in the band."""
+    the best shape's loss soonest (``target.score``); the pick is None when no valid shape lies in the band.
+    Shapes with fewer layers than ``stages`` (--pp) are left out: no layout splits them that many ways."""
     from .evidence import Consensus, Pick
     from . import target
 
     shapes, note = band_shapes(budget, spending, constraints, model, *band.depth_band)
+    shapes = [s for s in shapes if s.arch.depth >= stages]
     if not shapes:
         return None, Consensus(band, None), note
     weigh = tolerance is not None or target.loss_decides(budget, band.depth_band, loss_model)

@@ -89,6 +89,7 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     from ..cost.loss import fitted_range, optimal_depth
     from ..cost.billed import BILLED_NOTE, BILLED_RATIO
     from ..cost.modeled import MODEL_FIELDS
+    from ..cost.fields import empty_cost_fields
 
     options = (options or PlanOptions()).at_budget(budget)
     if options.rule_file:
@@ -107,6 +108,7 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     fixed = dict(options.fixed)
     if constraints.tp > 1:  # the degree the shapes must shard by is the run's
         fixed.setdefault("tp", constraints.tp)
+    stages = fixed.get("pp") or 1  # --pp: a shape with fewer layers cannot be split into these stages
     cost = costing(options.run, budget, tokens, options.context, options.perf, tuple(sorted(fixed.items())))
     width_at_depth = lambda L: model.width(budget, L)
     band = depth_band(budget, depth, width_at_depth)
@@ -117,7 +119,7 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
         recommended, target, why = planned, depth, beyond  # the band only extrapolates published d/L: the theory answers
     elif options.rule_file is None and options.rule == CONSENSUS:
         recommended, agreed, left_out = consensus_pick(budget, spending, constraints, model, depth, band, cost, options.prefer,
-                                                         options.loss_tolerance)
+                                                         options.loss_tolerance, stages=stages)
         target = math.sqrt(lo * hi)
         why = agreed.why
         if recommended is None:  # no valid shape inside the band: the valid shape nearest its middle
@@ -141,15 +143,21 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
         raise InputError("budget", f"{budget:.3g}", f"--rule {options.rule_file or rule.name} gives {rec.depth:,}x{rec.width:,} at "
                                                     f"this budget, past the largest shape depthwidth accepts (depth "
                                                     f"{MAX_DEPTH:,}, width 10^15); --rule threshold gives the minimal-depth shape")
+    top = min(max(target, rec.depth) if beyond else max(target, hi, rec.depth), MAX_DEPTH / 1.25)
+    if stages > rec.depth:  # the pick has too few layers for the stages: the deeper shapes, or none
+        recommended, rec, deepened = staged_pick(budget, spending, constraints, model, stages, depth, top, hi)
+        warnings_pp = [deepened]
+    else:
+        warnings_pp = []
     if rule is not None:
         why = rule_why(rule.name, rec.depth, rec.width, (lo, hi), bool(fitted and fitted.clamped))
-    top = min(max(target, rec.depth) if beyond else max(target, hi, rec.depth), MAX_DEPTH / 1.25)
-    shapes = plan_candidates(budget, spending, constraints, model, depth, sorted({lo, hi} if not beyond else set()), top,
-                             recommended)
+    shapes = [s for s in plan_candidates(budget, spending, constraints, model, depth, sorted({lo, hi} if not beyond else set()),
+                                         top, recommended) if s.arch.depth >= stages]
     loss_model = rule_loss_model(options.rule_file)  # fit --save's refit on the user's sweep, else the shipped model
     built = [candidate(s, options.context, options.reading, {**cost.fields(s.arch), **cost.loss_fields(s.arch, s.params, budget, loss_model),
                                                              **cost.model_fields(s.arch)}, lo <= s.arch.depth <= hi) for s in shapes]
     arch = planned.arch
+    planned_costs = cost.fields(arch) if arch.depth >= stages else empty_cost_fields()
     record = bounds(arch.depth, arch.width, arch.heads, options.reading)
     fields, _ = block_fields(arch, context=options.context)
     rec_counts = counts(rec)
@@ -157,6 +165,10 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     rec_loss = cost.loss_fields(rec, recommended.params, budget, loss_model)
     rec_model = cost.model_fields(rec)
     warnings, notes = plan_notes.advice(budget, options, theory, planned, recommended, optimum, rule, built, band, cost, fitted)
+    warnings = warnings_pp + warnings
+    if arch.depth < stages:
+        notes.append(f"the minimal-depth shape {arch.depth}x{arch.width} has fewer layers than --pp {stages}: its cost fields are "
+                     "null (no layout splits it into that many stages)")
     notes += ([left_out] if left_out else []) + loss_notes(budget, tokens, loss_model)
     return Plan(
         budget=budget, budget_source=budget_source, arch=spending.arch, budget_count=spending.budget_count,
@@ -172,7 +184,7 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
         prefer=options.prefer, depth_band=(lo, hi), why=why, evidence=tuple(evidence_records(band)),
         rule_depth_low=None if fitted is None else fitted.low, rule_depth_high=None if fitted is None else fitted.high,
         rule_in_range=None if fitted is None else fitted.in_range, rule_clamped=None if fitted is None else fitted.clamped,
-        run=run_record(cost), **cost.fields(arch),
+        run=run_record(cost), **planned_costs,
         **{"recommended_" + name: rec_costs[name] for name in RECOMMENDED_FIELDS},
         **{"recommended_" + name: rec_loss[name] for name in LOSS_FIELDS[:4]},
         **{"recommended_" + name: rec_model.get(name) for name in MODEL_FIELDS}, billed_ratio=BILLED_RATIO, billed_note=BILLED_NOTE,
@@ -180,6 +192,21 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
         **fitted_range(budget, loss_model), loss_decides=loss_decides(budget, (lo, hi), loss_model),
         candidates=tuple(built), warnings=tuple(warnings), notes=tuple(notes),
     )
+
+
+def staged_pick(budget, spending, constraints, model, stages: int, floor: int, top: float, hi: int):
+    """(Snapped, its architecture, a warning) when the recommended shape has fewer layers than --pp
+    ``stages``: the valid shape nearest ``stages`` layers; an input error when ``stages`` passes the
+    deepest depth the plan considers (``candidate_depths`` up to ``top``, the band's top ``hi``)."""
+    deepest = max(candidate_depths(floor, top) + [hi])
+    chosen = snap_depth(budget, spending, constraints, model, stages, lowest=stages) if stages <= deepest else None
+    if chosen is None:
+        raise InputError("--pp", stages, f"more pipeline stages than the {deepest:,} layers of the deepest shape this plan "
+                                         f"considers at {budget:.3g} parameters (depths {floor:,} to {deepest:,}); expected "
+                                         f"at most {deepest:,} (each stage holds at least one layer)")
+    return chosen, chosen.arch, (f"--pp {stages}: the recommended shape is the valid shape nearest {stages} layers, "
+                                 f"{chosen.arch.depth}x{chosen.arch.width}; shapes with fewer layers than pipeline stages "
+                                 "are left out of the pick and the candidates")
 
 
 def plan_candidates(budget, spending, constraints, model, lowest: int, extra: list[int], top: float, recommended: Snapped) -> list[Snapped]:

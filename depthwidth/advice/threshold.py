@@ -16,6 +16,8 @@ numbers (tests/test_plan_columns.py compares them row by row):
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..arch.hardware import Constraints, width_step
 from ..arch.snapping import BUDGET_TOLERANCE, FAR_FROM_BUDGET, ShapeFacts, Snapped, WidthsNear, no_valid_shape
 from ..arch.spending import Quadratic, Spending, block_min_depth, block_min_depth_exact, quadratic
@@ -138,18 +140,32 @@ def below_every_shape(budget: int, spending: Spending, constraints: Constraints,
                                                    "allows narrower shapes)")
 
 
+GRID_STEPS = 50  # trial budgets of smallest_budget: 10^(k/50), 4.7% apart
+
+
 def smallest_budget(budget: int, spending: Spending, constraints: Constraints) -> float | None:
-    """About the smallest budget above ``budget`` whose minimal-depth shape is valid and within the
-    tolerance (steps of 10%; None past 10^12 times the budget)."""
-    trial = float(budget)
+    """About the smallest budget above ``budget`` these options can plan: the first point of the fixed
+    grid 10^(k/GRID_STEPS) above it whose minimal-depth shape is not refused (``refusals``: valid, and
+    spending at most 1 + FAR_FROM_BUDGET times the budget). The grid does not move with ``budget``, so
+    every refused budget below that point names the same figure (issue 40: mixtral's 3.9e7 and 4.1e7,
+    a 10% ladder started at each refused budget, and within ±5% where a plan needs only ±50%);
+    None past 10^12 times the budget."""
+    import math
+
+    return _smallest_from(math.floor(math.log10(budget) * GRID_STEPS) + 1, spending, constraints)
+
+
+@lru_cache(maxsize=64)
+def _smallest_from(start: int, spending: Spending, constraints: Constraints) -> float | None:
+    """``smallest_budget`` from the grid point 10^(start/GRID_STEPS) on (cached: plan --brief asks once per refused row)."""
     facts = ShapeFacts(spending, constraints)
-    while trial < budget * 1e12:
-        trial *= 1.1
+    for k in range(start, start + 12 * GRID_STEPS):
+        trial = 10 ** (k / GRID_STEPS)
         try:
             theory = theory_for(int(trial), spending)
         except InputError:
             return None
         near, chosen = minimal_shape(int(trial), theory.min_depth, theory.width_exact, facts)
-        if chosen >= 0 and near.off[chosen] <= BUDGET_TOLERANCE:
+        if not refusals(near, chosen, theory.width_exact, facts.step)[1]:
             return trial
     return None

@@ -20,6 +20,11 @@ from ..theory.frozen import frozen
 
 TP_LIMIT = 128  # tp_sizes lists degrees up to this
 DEFAULT_MULTIPLE = 128
+# --mfu, one range for every command (cost, plan, sweep, compare, inspect; issue 40): below 0.1% a run's
+# GPU-hours pass any real run by 100x and overflow to inf for the largest budgets (issue 34: 1e-308
+# printed "inf GPU-h" and ranked on NaN; issue 40: cost took 1e-300 and printed days inf)
+MIN_MFU = 0.001
+MFU_ACCEPTED = f"expected a model FLOPs utilization from {MIN_MFU:g} to 1, such as 0.4"
 
 
 @frozen

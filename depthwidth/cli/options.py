@@ -14,6 +14,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from ..arch.blocks import DEFAULT_CONTEXT
+from ..arch.hardware import MIN_MFU
 
 
 def choices(name: str, *values: str, doc: Optional[str] = None) -> type:
@@ -81,23 +82,28 @@ Gpu = Annotated[str, typer.Option("--gpu", help="Accelerator for memory and time
 Gpus = Annotated[Optional[int], typer.Option("--gpus", help="GPUs training together (a multiple of tp x pp): gives wall-clock days and the "
                                                             "data-parallel degree ZeRO shards over. Default: none (no days; data parallel 1).",
                                              min=1, max=1 << 24)]
-Pp = Annotated[int, typer.Option("--pp", help="Pipeline-parallel degree, stages of ceil(L/pp) layers (should divide the depth; warns "
-                                              "otherwise). Default 1.", min=1, max=1 << 12)]
+Pp = Annotated[int, typer.Option("--pp", help="Pipeline-parallel degree, stages of ceil(L/pp) layers: at most the depth of every "
+                                              "shape (more is an error), and one that does not divide a depth is warned about. "
+                                              "Default 1.", min=1, max=1 << 12)]
 Zero = Annotated[int, typer.Option("--zero", help="ZeRO stage 0-3 over the data-parallel GPUs (1 shards the optimizer states). Default 1.",
                                    min=0, max=3)]
 Recompute = Annotated[str, typer.Option("--recompute", help="Activation recomputation: none, selective (default; what FlashAttention "
                                                             "gives) or full (Korthikanti et al. 2022).")]
-Mfu = Annotated[float, typer.Option("--mfu", help="Model FLOPs utilization for the run's time, above 0 and at most 1. Default 0.4.")]
-# the same option read as text (a float option loads Pydantic through Typer: plan, compare and inspect stay without it)
-MfuText = Annotated[str, typer.Option("--mfu", help="Model FLOPs utilization for GPU-hours and days, above 0 and at most 1. Default 0.4.")]
+# --mfu: one range in every command (arch.hardware.MIN_MFU to 1), read as text (a float option loads Pydantic
+# through Typer) and parsed by training.mfu_rate
+MFU_RANGE = f"from {MIN_MFU:g} to 1"
+MfuText = Annotated[str, typer.Option("--mfu", help=f"Model FLOPs utilization for GPU-hours and days, {MFU_RANGE}. Default 0.4.")]
 # plan and sweep time every shape by the performance model in its best layout: what is given is fixed, the rest searched
-SearchPp = Annotated[Optional[int], typer.Option("--pp", help="Pipeline-parallel degree (default: searched). One that does not divide a "
-                                                              "depth is costed with its most loaded stage of ceil(L/pp) layers.", min=1, max=1 << 12)]
+SearchPp = Annotated[Optional[int], typer.Option("--pp", help="Pipeline-parallel degree (default: searched). Shapes with fewer "
+                                                              "layers are left out of plan's pick and candidates (more than the "
+                                                              "deepest is an error) and refused as sweep rows; one that does not "
+                                                              "divide a depth is costed with its most loaded stage of ceil(L/pp) "
+                                                              "layers.", min=1, max=1 << 12)]
 SearchZero = Annotated[Optional[int], typer.Option("--zero", help="ZeRO stage 0-3 (default: searched).", min=0, max=3)]
 SearchRecompute = Annotated[Optional[str], typer.Option("--recompute", help="Activation recomputation: none, selective or full "
                                                                             "(default: searched).")]
 MfuOverride = Annotated[Optional[str], typer.Option("--mfu", help="Override the performance model: time every shape from this model "
-                                                                  "FLOPs utilization (above 0, at most 1), as before 0.4.")]
+                                                                  f"FLOPs utilization ({MFU_RANGE}), as before 0.4.")]
 Batch = Annotated[int, typer.Option("--batch", help="Sequences served at once, for inference memory (KV cache x batch). Default 1.",
                                     min=1, max=1 << 24)]
 Prefer = Annotated[str, typer.Option("--prefer", help="What the consensus pick inside the depth band minimizes, on the way to the best "

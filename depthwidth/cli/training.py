@@ -27,11 +27,11 @@ class Budgets:
 
 
 def _token_count(text: str) -> float:
-    from ..budgets import parse_quantity
+    from ..budgets import MAX_TOKENS, parse_quantity
 
     value = parse_quantity(text, "--tokens")
-    if not Decimal(1) <= value <= Decimal(10) ** 60:
-        raise InputError("--tokens", text, "expected a number of training tokens from 1 to 1e60, such as 2e12")
+    if not Decimal(1) <= value <= MAX_TOKENS:
+        raise InputError("--tokens", text, "expected a number of training tokens from 1 to 1e50, such as 2e12")
     return float(value)
 
 
@@ -75,9 +75,7 @@ def run_spec(tokens=None, gpu="h100", gpus=None, tp=1, pp=1, zero=1, recompute="
     from ..cost.run import RunSpec
 
     if isinstance(mfu, str):  # a text option (a float option would load Pydantic): parsed here
-        from ..cost.run import MFU_ACCEPTED, MIN_MFU
-
-        mfu = bounded_number(mfu, "--mfu", 1, MFU_ACCEPTED, lowest=MIN_MFU)
+        mfu = mfu_rate(mfu)
     return RunSpec(tokens=tokens, gpu=gpu.strip().lower(), gpus=gpus, tp=tp, pp=pp, zero=zero,
                    recompute=str(getattr(recompute, "value", recompute)).strip().lower(), mfu=mfu, context=context, batch=batch,
                    **{k: v for k, v in model.items() if v is not None})
@@ -97,11 +95,9 @@ def train_run(train, batch: int = 1):
     """(costs.RunSpec, the fixed layout fields, the --mfu override or None) of cost's run options
     (options.TRAIN: cost, compare, inspect, calibrate). The fixed fields are the layout the user gave,
     the rest searched by the performance model; every option is checked here, before any work."""
-    from ..cost.run import MFU_ACCEPTED, MIN_MFU
-
     recompute = _choice(train.recompute, "--recompute", ("none", "selective", "full"))
     attention = _choice(train.attention, "--attention", ("flash", "unfused"))
-    rate = None if train.mfu is None else bounded_number(train.mfu, "--mfu", 1, MFU_ACCEPTED, lowest=MIN_MFU)
+    rate = None if train.mfu is None else mfu_rate(train.mfu)
     profile = _profile(train.profile, train.gpu, rate)
     spec = run_spec(one_token_count(train.tokens), train.gpu, train.gpus, train.tp or 1, train.pp or 1,
                     1 if train.zero is None else train.zero, recompute or "selective", rate or 0.4, train.context, batch,
@@ -123,6 +119,13 @@ def _profile(path, gpu: str, rate) -> dict:
 
     profile = read_profile(path, accelerator(gpu).name)
     return {"efficiency": profile.efficiency, "calibrated_on": profile.calibrated_on}
+
+
+def mfu_rate(text: str) -> float:
+    """--mfu as a number, in its one range for every command (arch.hardware.MIN_MFU to 1)."""
+    from ..arch.hardware import MFU_ACCEPTED, MIN_MFU
+
+    return bounded_number(text, "--mfu", 1, MFU_ACCEPTED, lowest=MIN_MFU)
 
 
 def given_run(run):
@@ -155,6 +158,25 @@ def one_token_count(tokens) -> float | None:
     if len(texts) != 1:
         raise InputError("--tokens", " ".join(texts), "expected one training length, such as 2e12")
     return parse_each(texts, _token_count)[0]
+
+
+def pipeline_stages(pp, named, uneven: bool = True) -> None:
+    """--pp against each (name, blocks.Architecture) given: more stages than a shape's layers is an
+    input error (``run.check_stages``), and with ``uneven`` a degree that does not divide its layers
+    a warning (what --help promises: compare, inspect, cost). An architecture of None (not counted)
+    is skipped."""
+    if not pp or pp == 1:
+        return
+    from ..cost.run import check_stages, imbalance
+    from .notices import warn
+
+    layered = [(name, arch.depth + arch.decoder_depth) for name, arch in named if arch is not None]
+    for name, depth in layered:
+        check_stages(pp, depth, name)
+    for name, depth in layered if uneven else ():
+        if depth % pp:
+            warn(f"--pp {pp} does not divide the {depth:,} layers of {name}: its most loaded stage holds {-(-depth // pp):,}, "
+                 f"so its time is costed {imbalance(depth, pp):.3f}x an even split")
 
 
 def costed(record, arch, spec, fixed: tuple = (), rate=None):

@@ -153,5 +153,21 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
 
         record.update({k: v for k, v in serving(arch, hw, cluster.context, cluster.batch, fixed.get("tp")).items() if k in record})
         notes.append("serving: decode adds 20 us per layer per step for launches and latency (assumed, unverified)")
-    record["notes"] = notes
+    record["notes"] = notes + overflowed(record)
     return record
+
+
+TIMED = ("step_seconds", "tokens_per_second", "tokens_per_second_per_gpu", "train_days", "train_gpu_hours",
+         "time_to_target_days", "time_to_target_gpu_hours", "prefill_seconds", "decode_seconds_per_token", "decode_tokens_per_second")
+
+
+def overflowed(record: dict) -> list[str]:
+    """Set every time figure of ``record`` past the float range (inf, NaN) or rounded to 0 to None, in place,
+    and say which: null in every format, shown as n/a in the table with this note (issue 40: the
+    table showed days inf and tokens/s 0 where the JSON said null)."""
+    import math
+
+    lost = [name for name in TIMED if isinstance(record.get(name), float) and (not math.isfinite(record[name]) or record[name] == 0)]
+    for name in lost:
+        record[name] = None
+    return [f"{', '.join(lost)}: beyond the floating-point range at these inputs, so not given"] if lost else []

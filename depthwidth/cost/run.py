@@ -47,18 +47,12 @@ import math
 
 from ..arch import blocks
 from ..errors import InputError
-from ..arch.hardware import Accelerator, accelerator, tp_conflicts
+from ..arch.hardware import MFU_ACCEPTED, MIN_MFU, Accelerator, accelerator, tp_conflicts
 from ..theory.frozen import frozen
 
 RECOMPUTE = ("none", "selective", "full")
 ADAM_OPTIMIZER_BYTES = 12  # fp32 master weights + Adam's m and v (Rajbhandari et al. 2020, K = 12)
 WEIGHT_BYTES = 2  # bf16/fp16 weights, activations and KV cache
-
-
-# --mfu, the same range in every command: below 0.1% a run's GPU-hours pass any real run by 100x and
-# overflow to inf for the largest budgets (issue 34: 1e-308 printed "inf GPU-h" and ranked on NaN)
-MIN_MFU = 0.001
-MFU_ACCEPTED = f"expected a model FLOPs utilization from {MIN_MFU:g} to 1, such as 0.4"
 
 @frozen
 class RunSpec:
@@ -169,6 +163,15 @@ class RunCosts:
     data_parallel: int | None
     pipeline_divides_depth: bool
     notes: tuple[str, ...]
+
+
+def check_stages(pp: int, depth: int, name: str) -> None:
+    """More pipeline stages than layers leave a stage with no layer, a layout no framework runs
+    (Megatron-LM splits the layers over the stages): an input error naming the shape (issue 40:
+    compare --pp 4096 reported 226 GB/GPU). ``name`` says whose ``depth`` it is."""
+    if pp > depth:
+        raise InputError("--pp", pp, f"more pipeline stages than the {depth:,} layers of {name}; expected at most {depth:,} "
+                                     "(each stage holds at least one layer)")
 
 
 # ---- the formulas: plain numbers or NumPy arrays ---------------------------------------------

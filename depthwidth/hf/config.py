@@ -34,7 +34,8 @@ from .families import (ACTIVATION_KEYS, ATTENTION_GATES, ATTENTION_LAYER_TYPES, 
                          GATED_ACTIVATIONS, GATED_MODEL_TYPES, GEMMA4_TYPES,
                          MOE_MODEL_TYPES, NOT_ATTENTION_KEYS, NOT_ATTENTION_TYPES, NOT_ONE_STACK_KEYS, NOT_ONE_STACK_TYPES,
                          ROPE_KEYS, T5_MODEL_TYPES, family_defaults, outer_tie, position_embeddings, sub_config_type)
-from .layers import _indexed_layers, _kv_heads, _latent, _moe, codebook_tables, cross_attention_blocks, gemma4_layers
+from .layers import (_indexed_layers, _kv_heads, _latent, _moe, check_layer_schedule, codebook_tables, cross_attention_blocks,
+                     gemma4_layers)
 from .mixers import HYBRID_TYPES, hybrid_layout, nemotron_h_types
 from .read import (DECODER_ARCHITECTURE_HINTS, DEPTH_KEYS, ENCODER_ARCHITECTURE_HINTS, EXPECTED, FFN_KEYS,  # noqa: F401
                      HEAD_DIM_KEYS, HEADS_KEYS, KV_HEADS_KEYS, MAX_CONFIG_BYTES, MAX_SIZE, NESTED_KEYS, OTHER_DEFAULTS_UNSAID,
@@ -223,6 +224,7 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
     model_type = cfg.get("model_type") if isinstance(cfg.get("model_type"), str) else None
     known = family_defaults(model_type) is not None
     assumptions = [] if known else _assumptions(cfg, model_type)
+    own = cfg  # the file's own keys, before the family's defaults: the layer schedule it gives is checked
     if cfg is not given or any(_first(cfg, keys) is not None for keys in (DEPTH_KEYS, WIDTH_KEYS, HEADS_KEYS)):
         # a file that names no shape key at all is refused rather than read as the family's default model
         cfg = _with_defaults(cfg, model_type, notes)
@@ -255,6 +257,7 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
         notes.append(f"ALBERT inner_group_num {inner}: each of the {depth // inner} hidden layers applies {inner} layers, "
                      f"so the depth is {depth} layers applied")
     make_shape(depth, width, heads, f"{depth}x{width}x{heads} (from {source})")  # H < d, depth range
+    check_layer_schedule(own, depth, source, found["depth"][0])
 
     kv_heads = _kv_heads(cfg, model_type, heads, source, notes)
     if kv_heads > heads or heads % kv_heads:

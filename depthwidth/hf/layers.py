@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..errors import InputError
 from .families import CROSS_ATTENTION_BLOCKS, MOE_MODEL_TYPES, SHARED_EXPERT_GATE_TYPES, family_defaults
-from .read import EXPECTED, EXPERT_HINTS, EXPERTS_KEYS, KV_HEADS_KEYS, NESTED_KEYS, TOP_K_KEYS, _first, _optional, _whole
+from .read import EXPECTED, EXPERT_HINTS, EXPERTS_KEYS, KV_HEADS_KEYS, NESTED_KEYS, TOP_K_KEYS, _first, _optional, _whole, shown
 
 def _expert_keys(cfg: dict) -> list[str]:
     """Keys that announce a mixture of experts (a truthy value and 'expert' or 'moe' in the name)."""
@@ -113,6 +113,43 @@ def _indexed_layers(cfg: dict, depth: int, source: str) -> int:
     return depth
 
 
+# Layer-schedule keys (issue 40: DeepSeek-V3 with first_k_dense_replace 1000 on 61 layers was read as
+# all-dense, 35.6B for 669B): where the experts start, their period, the layers they skip and the
+# per-layer lists, each with the range a config of ``depth`` layers can mean.
+FIRST_LAYER_KEYS = ("first_k_dense_replace", "num_dense_layers", "moe_layer_start_index")  # 0 to depth
+LAST_LAYER_KEYS = ("moe_layer_end_index",)  # 0 to depth - 1
+PERIOD_KEYS = ("moe_layer_freq", "decoder_sparse_step", "moe_layer_interval", "interleave_moe_layer_step")  # 1 to depth
+LAYER_INDEX_KEYS = ("moe_layers", "mlp_only_layers")  # entries 0 to depth - 1
+PER_LAYER_KEYS = ("layer_types", "mlp_layer_types", "indexer_types")  # one entry per layer
+
+
+def check_layer_schedule(given: dict, depth: int, source: str, depth_key: str = "num_hidden_layers") -> None:
+    """Every layer-schedule key the file gives (``given``: its own keys, before family defaults), checked
+    against its ``depth`` layers: an input error naming the key and the accepted range. transformers
+    reads these without a check (DeepseekV3DecoderLayer: ``layer_idx >= config.first_k_dense_replace``,
+    so 1000 builds no expert layer) except ``layer_types``, whose length configuration_utils'
+    ``layer_type_validation`` requires to be ``num_hidden_layers`` (so the per-layer lists are checked
+    when that key gives the depth: pp_doclayout's ``layer_types`` name backbone blocks, not layers); a
+    schedule past the last layer leaves a declared mixture of experts without experts, a mistake
+    rather than a model."""
+    def refuse(key, value, accepted):
+        raise InputError("config", source, f"{key} = {shown(value)} does not fit the {depth:,} layers: expected {accepted}; {EXPECTED}")
+
+    for keys, low, high in ((FIRST_LAYER_KEYS, 0, depth), (LAST_LAYER_KEYS, 0, depth - 1), (PERIOD_KEYS, 1, depth)):
+        for key in keys:
+            value = given.get(key)
+            if isinstance(value, int) and not isinstance(value, bool) and not low <= value <= high:
+                refuse(key, value, f"a whole number from {low} to {high:,}")
+    for key in LAYER_INDEX_KEYS:
+        value = given.get(key)
+        if isinstance(value, list) and any(isinstance(i, int) and not 0 <= i < depth for i in value):
+            refuse(key, next(i for i in value if isinstance(i, int) and not 0 <= i < depth), f"layer numbers from 0 to {depth - 1:,}")
+    for key in PER_LAYER_KEYS if depth_key == "num_hidden_layers" else ():
+        value = given.get(key)
+        if isinstance(value, list) and len(value) != depth:
+            refuse(key, f"{len(value)} entries", f"one entry per layer ({depth:,})")
+
+
 def _layer_list(cfg: dict, key: str, source: str) -> list[int] | None:
     """A list of layer numbers (mlp_only_layers, moe_layers), or None when the key is absent."""
     value = cfg.get(key)
@@ -141,11 +178,7 @@ def _sparse_layers(cfg: dict, depth: int, source: str) -> list[int]:
     freq = _optional(cfg, ("moe_layer_freq",), source) or 1  # DeepSeek: layer % freq == 0
     step = _optional(cfg, ("decoder_sparse_step", "moe_layer_interval", "interleave_moe_layer_step"), source) or 1
     # Qwen, ERNIE, Llama 4: (layer + 1) % step == 0
-    only_mlp = _layer_list(cfg, "mlp_only_layers", source) or []
-    outside = [i for i in only_mlp if not 0 <= i < depth]
-    if outside:  # issue 34: indices 99 and -1 of a shallower model were taken silently
-        raise InputError("config", source, f"mlp_only_layers holds {outside[0]}, not a layer of the {depth} (0 to {depth - 1}); "
-                                           f"{EXPECTED}")
+    only_mlp = _layer_list(cfg, "mlp_only_layers", source) or []  # in range: check_layer_schedule (issue 34: 99 and -1)
     return [i for i in range(depth) if i >= first_dense and (last is None or i <= last) and i % freq == 0
             and (i + 1) % step == 0 and i not in only_mlp]
 

@@ -11,7 +11,7 @@ import os
 
 from ..errors import InputError
 from .families import ACTIVATION_KEYS, ROPE_KEYS
-from ..userfile import LIMIT_TEXT
+from ..userfile import LIMIT_TEXT, STDIN
 from ..userfile import MAX_BYTES as MAX_CONFIG_BYTES  # the one limit for every file depthwidth reads (configs are a few KB)
 
 MAX_SIZE = 10**15  # largest layer count or dimension read from a config
@@ -84,7 +84,7 @@ def read_config_file(path: str | os.PathLike, source: str | None = None, stdin=N
     from ..userfile import read_bytes
 
     path = str(path)
-    source = source if source is not None else ("<stdin>" if path == "-" else path)
+    source = source if source is not None else (STDIN if path == "-" else path)
     accepted = "a Hugging Face config.json (a regular file or model folder), or - for standard input"
     if path != "-" and os.path.isdir(path):
         if not os.path.lexists(os.path.join(path, "config.json")):

@@ -66,6 +66,8 @@ def write_columns(columns: dict[str, list], fmt: str, field: str | None, out) ->
 
     names = list(columns)
     chosen = check_names(field, names)
+    if chosen is not None and fmt in ("json", "jsonl"):  # --field with JSON: objects of the named fields (issue 40)
+        names, chosen = chosen, None
     rows = len(columns[names[0]]) if names else 0
     if chosen is not None:
         text = "".join("\t".join(cells) + "\n" for cells in zip(*(_spelled(columns[n], "field") for n in chosen)))

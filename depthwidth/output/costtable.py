@@ -10,7 +10,15 @@ MODEL_ERROR_NOTE = ("model error on 56 published runs: median 5.7%, 53 of 56 wit
 
 
 def _days(value) -> str:
-    return "-" if value is None else (f"{value:,.1f}" if value >= 1 else f"{value * 24:,.1f} h")
+    return "-" if value is None else (_figure(value, ",.1f") if value >= 1 else f"{value * 24:,.1f} h")
+
+
+def _figure(value, spec: str = ",.0f") -> str:
+    """A number as the JSON has it, readably: - for null, ``spec`` from 0.1 to 10^9 (digits that mean
+    something), three significant digits outside (never 0 for a figure that is not 0)."""
+    if value is None:
+        return "-"
+    return format(value, spec) if 0.1 <= abs(value) < 1e9 else f"{value:.3g}"
 
 
 def _loss(r) -> str:
@@ -40,20 +48,20 @@ def _columns(records) -> list:
     C = compact.Column
     get = lambda name, fmt: [fmt(r.get(name)) for r in records]
     columns = [C("shape", [_name(r) for r in records], right=False),
-               C("step s", get("step_seconds", lambda v: f"{v:.3g}"), drop=6),
-               C("tokens/s", get("tokens_per_second", lambda v: f"{v:,.0f}"), drop=3),
+               C("step s", get("step_seconds", lambda v: _figure(v, ".3g")), drop=6),
+               C("tokens/s", get("tokens_per_second", _figure), drop=3),
                C("MFU", get("mfu", lambda v: f"{v:.1%}")),
                C("HFU", get("hfu", lambda v: f"{v:.1%}"), drop=1),
                C("GB/GPU", get("train_memory_per_gpu_bytes", compact.gb)),
                C("loss vs best", [_loss(r) for r in records])]
     if any(r.get("train_days") is not None for r in records):
-        columns += [C("days", get("train_days", _days)), C("GPU-hours", get("train_gpu_hours", compact.hours), drop=4)]
+        columns += [C("days", get("train_days", _days)), C("GPU-hours", get("train_gpu_hours", _figure), drop=4)]
     if any(r.get("time_to_target_days") is not None for r in records):
         columns += [C("target days", get("time_to_target_days", _days))]
     if any(r.get("decode_seconds_per_token") is not None for r in records):
-        columns += [C("prefill s", get("prefill_seconds", lambda v: "-" if v is None else f"{v:.3g}"), drop=5),
-                    C("ms/token", get("decode_seconds_per_token", lambda v: "-" if v is None else f"{v * 1e3:.2f}")),
-                    C("decode tokens/s", get("decode_tokens_per_second", lambda v: "-" if v is None else f"{v:,.0f}"), drop=2)]
+        columns += [C("prefill s", get("prefill_seconds", lambda v: _figure(v, ".3g")), drop=5),
+                    C("ms/token", get("decode_seconds_per_token", lambda v: _figure(None if v is None else v * 1e3, ".2f"))),
+                    C("decode tokens/s", get("decode_tokens_per_second", _figure), drop=2)]
     return columns
 
 

@@ -68,6 +68,8 @@ def screen_columns(plan, rows) -> list[tuple[str, object]]:
             out.append((header, lambda r: fmt_count(getattr(r, count))))
         elif header == "GPU-h" and _has(rows, "train_days"):
             continue
+        elif header == "target days" and plan.run.get("tokens_assumed"):
+            continue  # at an assumed length the run line and the why give it for the pick; the table keeps its days
         elif _has(rows, name):
             out.append((header, lambda r, name=name, fmt=fmt: "-" if getattr(r, name, None) is None else fmt(getattr(r, name))))
     if _has(rows, "tokens_per_second") and _has(rows, "mfu"):

@@ -62,6 +62,14 @@ def union_of_columns(rows: list[dict]) -> list[str]:
     return order
 
 
+def only_fields(records: Any, name) -> Any:
+    """``records`` (a list, or one record) cut to the --field names, each under its own (dotted) name:
+    what ``--field`` prints with ``--format json`` or ``jsonl`` (issue 40: a bare value before)."""
+    names = field_list(name)
+    cut = lambda record: {n: pick(plain(record), n) for n in names}
+    return [cut(r) for r in records] if isinstance(records, list) else cut(records)
+
+
 def write_field(records: list, name, out) -> None:
     """Just the --field values, one line per record, for $(...) capture; several fields (--field
     repeated) are separated by tabs, in the order given (``read a b``, ``cut -f``)."""
@@ -89,6 +97,9 @@ def emit(records: Any, fmt: str, field: str | None, table: Callable[[Any], Itera
         check_field(many[0], field)
     check_table_rows(len(many), fmt, field)
     buffer = _Buffer(out)
+    if field is not None and fmt in ("json", "jsonl"):  # the named fields as JSON objects, not bare values
+        records = only_fields(records, field)
+        many, field = records if isinstance(records, list) else [records], None
     if field is not None:
         write_field(many, field, buffer)
     elif fmt == "json":

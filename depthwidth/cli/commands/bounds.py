@@ -34,7 +34,7 @@ def command(
             raise InputError("--tp/--multiple", tp or multiple, "shape checks apply to listed shapes, not to a grid")
         return _grid(depth, width, heads, format.value, field, c2_reading.value)
     if not shapes:
-        raise InputError("arguments", "(none)", "expected shapes such as 12x768, '-' for stdin, or --depth and --width for a grid")
+        raise InputError("arguments", "(none)", "expected shapes such as 12x768, '-' for standard input, or --depth and --width for a grid")
     from ...output import emit
     from ...output.tables import bounds_tables
     from ...output.writers import check_table_rows

@@ -1,5 +1,4 @@
 """`depthwidth certify`: certified separation rank of a small eq.-(3) network."""
-import sys
 from typing import Annotated, List, Optional
 
 import typer
@@ -34,6 +33,8 @@ def command(
     parsed = [parse_shape(text) for text in shapes]
     for s in parsed:  # every request within the caps before anything is computed
         check_request(s.depth, s.width, s.heads, seed=seed, output_coord=output_coord, reading=reading.value, trials=trials, **given)
+    from ..progress import LateProgress
+
     records = []
     for s in parsed:
         bar = LateProgress(f"certify {s}")
@@ -44,29 +45,3 @@ def command(
             bar.close()
     emit(records, format.value, field, certify_tables)
 
-
-class LateProgress:
-    """A Rich progress bar on stderr (when it is a terminal) that appears once a run has taken a
-    second: quick runs print nothing, and stdout stays clean either way."""
-
-    def __init__(self, label: str, delay: float = 1.0):
-        import time
-
-        self.clock, self.label, self.bar, self.task = time.perf_counter, label, None, None
-        self.due = self.clock() + delay
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.bar is None:
-            if self.clock() < self.due or not sys.stderr.isatty():
-                return
-            from rich.console import Console
-            from rich.progress import Progress
-
-            self.bar = Progress(console=Console(stderr=True), transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task(self.label, total=total)
-        self.bar.update(self.task, completed=done, total=total)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()

@@ -24,7 +24,7 @@ def command(
     from ...output import emit
     from ...advice.reports import block_for, compare_with_blocks
     from ...theory.comparison import compare_shapes
-    from ..training import costed, given_run
+    from ..training import costed, given_run, pipeline_stages
 
     format, field, c2_reading = shown
     spec, fixed, rate = given_run(run)
@@ -37,6 +37,7 @@ def command(
              "the deeper one as --deep")
     result = compare_shapes(deep_shape, shallow_shape, c2_reading.value)
     deep_arch, shallow_arch = block_for(deep, deep_shape), block_for(shallow, shallow_shape)
+    pipeline_stages(spec.pp, [(f"--deep {deep.strip()}", deep_arch), (f"--shallow {shallow.strip()}", shallow_arch)])
     warn_constraints([(deep, deep_arch, deep_shape.heads), (shallow, shallow_arch, shallow_shape.heads)], run.tp, run.multiple)
     report = compare_with_blocks(result, deep_arch, shallow_arch)
     report = replace(report, deep=costed(report.deep, deep_arch, spec, fixed, rate),

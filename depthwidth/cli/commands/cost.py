@@ -28,7 +28,7 @@ def command(
     from ...output import emit
     from ...output.costtable import cost_tables
     from ..inputs import expand_stdin
-    from ..training import train_run
+    from ..training import pipeline_stages, train_run
 
     spec, fixed, rate = train_run(train, batch)  # every option checked before anything is computed
     if not shapes and not config:
@@ -37,8 +37,11 @@ def command(
     context = train.context
     named = architectures(expand_stdin(shapes) if shapes else [], config or [], arch, context,
                            dict(kv_heads=kv_heads, **block._asdict()))
+    pipeline_stages(train.pp, named)
+    from ..progress import counted
+
     records = []
-    for name, block in named:
+    for name, block in counted(named, "cost: shapes"):
         record = {"shape": name, "depth": block.depth, "width": block.width, "heads": block.heads, "arch": block.family}
         record.update(predict(block, run))
         records.append(record)
@@ -54,7 +57,8 @@ def architectures(texts, configs, arch, context, overrides):
     block = preset(arch)
     given = {k: v for k, v in overrides.items() if v is not None}
     if "ffn_mult" in given:
-        given["ffn_mult"] = bounded_number(given["ffn_mult"], "--ffn-mult", 64, "expected a positive multiplier up to 64, such as 1.3")
+        given["ffn_mult"] = bounded_number(given["ffn_mult"], "--ffn-mult", 64, "expected a multiplier from 1/64 to 64, such as 1.3",
+                                           lowest=1 / 64)  # plan's range (docs/errors.md, "One option, one range")
     out = []
     for text, shape in zip(texts, resolve_shapes(texts, None)):
         own = dict(given)

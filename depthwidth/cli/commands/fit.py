@@ -19,12 +19,15 @@ def fit_report(results: Optional[str], group_by: GroupBy, form: str, bootstrap: 
     from ...loop.results import load_runs
 
     if results is None and runs_dir is None:
-        raise InputError("results", "(none)", "expected a RESULTS file (CSV, JSON or JSONL; - for stdin) or --runs DIR")
+        raise InputError("results", "(none)", "expected a RESULTS file (CSV, JSON or JSONL; - for standard input) or --runs DIR")
     if results is not None and runs_dir is not None:
         raise InputError("--runs", runs_dir, "give a RESULTS file or --runs DIR, not both")
-    runs, source, sources = load_runs(results, runs_dir=runs_dir, sweep=sweep, group_by=group_by.value,
-                                      loss_column=loss_column, id_column=id_column, metric=metric)
-    return fit_results(runs, source, group_by.value, form, bootstrap, seed, name, sources=sources), runs
+    from ..progress import late_status
+
+    with late_status(f"fit: reading and fitting {results or runs_dir}"):  # on a terminal, after a few seconds
+        runs, source, sources = load_runs(results, runs_dir=runs_dir, sweep=sweep, group_by=group_by.value,
+                                          loss_column=loss_column, id_column=id_column, metric=metric)
+        return fit_results(runs, source, group_by.value, form, bootstrap, seed, name, sources=sources), runs
 
 
 def command(

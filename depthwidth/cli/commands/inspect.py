@@ -18,17 +18,19 @@ def command(
     Example: depthwidth inspect ./llama-7b/config.json --tokens 2e12 --gpus 512 --tp 8
     """
     from ...hf.config import inspect_config, read_config_bytes, read_config_file
+    from ...userfile import STDIN
     from ...output import emit
     from ...output.screen_tables import inspect_tables
     from ...advice.reports import config_report
-    from ..training import costed, given_run
+    from ..training import costed, given_run, pipeline_stages
 
     format, field, c2_reading = shown
     spec, fixed, rate = given_run(run)
     configs = []
     for path in paths:
-        raw = read_config_bytes(read_stdin_bytes("config"), "<stdin>") if path == "-" else read_config_file(path)
-        configs.append(inspect_config(raw, "<stdin>" if path == "-" else path))
+        raw = read_config_bytes(read_stdin_bytes("config"), STDIN) if path == "-" else read_config_file(path)
+        configs.append(inspect_config(raw, STDIN if path == "-" else path))
+    pipeline_stages(spec.pp, [(c.source, c.architecture) for c in configs])
     warn_constraints([(c.source, c.architecture, c.heads) for c in configs], run.tp, run.multiple)
     for c in configs:  # an unknown model_type: what was assumed in its place, on stderr as in the notes
         assumed = [n.removeprefix("assumed: ") for n in c.notes if n.startswith("assumed:")]

@@ -89,7 +89,7 @@ def command(
         with as_typed(given.values):
             return _brief(given.values, options, given.source, format.value, field)
     if len(given.values) > BRIEF_HINT:
-        warn(f"{len(given.values):,} budgets planned one at a time (a few ms each, with rules and candidates); "
+        warn(f"{len(given.values):,} budgets planned one at a time (tens of ms each: every candidate's layouts are searched; docs/speed.md); "
              "--brief gives the threshold rule's answer for all of them at once")
     if rules:
         from ...advice.rule_table import rule_shapes
@@ -101,8 +101,10 @@ def command(
         for line in left_out[:WARN_EACH]:
             warn(line)
         return emit(rows, format.value, field, plan_rules_tables)
+    from ..progress import counted
+
     with as_typed(given.values):
-        plans = [make_plan(b, options, given.source, t) for b, t in zip(given.values, given.tokens)]
+        plans = [make_plan(b, options, given.source, t) for b, t in counted(list(zip(given.values, given.tokens)), "plan: budgets")]
     lines = []
     for p in plans:  # a multiple above the ideal width is not ignored: the width jumps to it, far off budget
         if multiple > p.width_exact:

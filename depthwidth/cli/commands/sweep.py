@@ -98,6 +98,10 @@ def command(
         spec = None
     with as_typed(values):
         rows = sweep_many(values, options, chosen, count_rows, kv_heads=kv_heads, kv_ratio=kv_ratio)
+    from ..training import pipeline_stages  # a row shallower than --pp stages is refused, as a given shape is
+
+    pipeline_stages(layout.pp, [(f"row {r.depth}x{r.width} (give --depths from {layout.pp})", a)
+                                for r, a in zip(rows, rows.architectures)], uneven=False)
     if spec is not None:
         from dataclasses import replace
 
@@ -138,7 +142,7 @@ def _plot(rows, values, options, path) -> None:
 
 def training_tokens(texts: list[str]) -> list[float]:
     """--tokens given with --params/--flops: one training length (tokens) for every row, in plan's
-    range (training._token_count: 1 to 1e60)."""
+    range (training._token_count: 1 to 1e50)."""
     from ..training import _token_count
 
     if len(texts) != 1 or texts[0] == "-":
