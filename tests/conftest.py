@@ -113,6 +113,15 @@ def assert_bad_input(out: Outcome, needle: str | None) -> str:
     return line
 
 
+@pytest.fixture(autouse=True)
+def _no_inherited_terminal_size(monkeypatch):
+    """Every test starts without COLUMNS/LINES, as under a plain `pytest` from a pipe: pytest-xdist's
+    workers inherit a terminal size the main process does not export, and tables fit to it. A test
+    that wants a width sets it itself."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
+
+
 @pytest.fixture(name="run")
 def run_fixture():
     """The CLI in-process: ``run(args, input=None) -> Outcome``."""
