@@ -7,7 +7,7 @@ The public Python API (pure functions returning frozen dataclasses):
     >>> bounds(12, 768, 12).log3_sep_lower
     1681.565374950574
 """
-__version__ = "0.4.0"
+__version__ = "0.5.0"
 
 __all__ = ["bounds", "bounds_grid", "regime", "threshold_depth", "replicate_width", "surpass_width",
            "equivalence", "compare_shapes", "plan", "min_depth", "min_depth_exact", "empirical_optimum",
