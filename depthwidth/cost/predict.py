@@ -104,13 +104,15 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
         "train_memory_per_gpu_bytes": int(memory), "layouts_searched": tried, "layouts_fitting": fitting,
         "tokens": cluster.tokens, "train_days": days, "train_gpu_hours": hours, "billed_ratio": BILLED_RATIO,
         "prefill_seconds": None, "decode_seconds_per_token": None, "decode_tokens_per_second": None, "serving_tp": None,
+        "serving_measured_error": None,
     }
     # the loss model counts all parameters, embeddings included (Gemstones' counts, docs/loss.md)
     record.update(shape_loss_fields(depth, nonembedding + (embedding or 0), cluster.tokens, days, hours))
     if cluster.serve:
-        from .serve import serving
+        from .serve import ERROR_NOTE, MEASURED_ERROR, serving
 
         record.update({k: v for k, v in serving(arch, hw, cluster.context, cluster.batch, fixed.get("tp")).items() if k in record})
-        notes.append("serving: decode adds 20 us per layer per step for launches and latency (assumed, unverified)")
+        record["serving_measured_error"] = dict(MEASURED_ERROR)
+        notes.append(ERROR_NOTE.format(**MEASURED_ERROR))
     record["notes"] = notes
     return record
