@@ -62,14 +62,19 @@ class Costing:
         decode latency is timed here, for the shapes a plan prints, not for every shape it ranks."""
         fields = dict(self._costed(arch)[1])
         if self.model:
-            from ..cost.modeled import decode_seconds
-
-            key = (arch.depth, arch.width, arch.heads, arch.kv_heads, arch.ffn)
-            cache = self.__dict__.setdefault("_decode", {})
-            if key not in cache:
-                cache[key] = decode_seconds(arch, self.ranking, self.fixed)
-            fields["decode_seconds_per_token"] = cache[key]
+            fields["decode_seconds_per_token"] = self.decode(arch)
         return fields
+
+    def decode(self, arch) -> float:
+        """The decode seconds per token of ``arch`` (one sequence at the run's context, ``modeled.decode_seconds``;
+        memoized per shape): what ``--prefer serve`` ranks by."""
+        from ..cost.modeled import decode_seconds
+
+        key = (arch.depth, arch.width, arch.heads, arch.kv_heads, arch.ffn)
+        cache = self.__dict__.setdefault("_decode", {})
+        if key not in cache:
+            cache[key] = decode_seconds(arch, self.ranking, self.fixed)
+        return cache[key]
 
     def time_floor(self, arch) -> tuple[float, float] | None:
         """Lower bounds of the (train_days, train_gpu_hours) ``costs`` gives ``arch``, without timing a
@@ -171,7 +176,10 @@ def consensus_pick(budget: int, spending, constraints, model, floor: int, band, 
     shapes, note = band_shapes(budget, spending, constraints, model, *band.depth_band)
     if not shapes:
         return None, Consensus(band, None), note
-    ranked = target.score(_leading(shapes, cost, budget, loss_model, prefer, tolerance), prefer, tolerance)
+    assessed = _leading(shapes, cost, budget, loss_model, prefer, tolerance)
+    if prefer == "serve" and tolerance is None:  # ranked by the modelled decode latency (issue 44)
+        assessed = [replace(t, decode=cost.decode(t.arch)) for t in assessed]
+    ranked = target.score(assessed, prefer, tolerance)
     score, best = ranked[0]
     chosen = Pick(best.arch, best.costs, score, prefer, target.why(ranked, band.depth_band, prefer, tolerance, len(shapes)),
                   tuple((s, t.arch, t.costs) for s, t in ranked))

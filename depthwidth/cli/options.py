@@ -102,7 +102,7 @@ Batch = Annotated[int, typer.Option("--batch", help="Sequences served at once, f
                                     min=1, max=1 << 24)]
 Prefer = Annotated[str, typer.Option("--prefer", help="What the consensus pick inside the depth band minimizes, on the way to the best "
                                                       "shape's loss (docs/loss.md): balanced (wall-clock time to that loss; default), "
-                                                      "train (GPU-hours to it) or serve (time to it, KV cache and depth together).")]
+                                                      "train (GPU-hours to it) or serve (time to it, KV cache and decode latency together).")]
 CostTp = Annotated[Optional[int], typer.Option("--tp", help="Tensor-parallel degree: memory per GPU is split by it, and every shape that "
                                                             "cannot shard this many ways gets a warning. Default: 1 (no check).",
                                                min=1, max=1 << 12)]
