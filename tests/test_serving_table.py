@@ -229,3 +229,21 @@ def test_decode_terms_from_the_physics():
     assert kv == pytest.approx(8 * 2048 * 2 * 32 * 4096 * 2 / 1481.87e9, rel=1e-6)  # MHA: memory-bound
     two = serve.decode_terms(arch, hw, 2, 1, 1)
     assert two["allreduce"] >= 2 * 32 * serve.ALLREDUCE_LATENCY
+
+
+def test_prefer_serve_ranks_by_the_decode_latency():
+    """Two shapes alike in loss, time and KV cache: --prefer serve picks the one the serving model decodes
+    faster, whatever their depths, and its why quotes that latency with the model's measured error."""
+    from types import SimpleNamespace
+
+    from depthwidth.advice.target import Targeted, score, why
+
+    costs = SimpleNamespace(kv_cache_bytes_per_sequence=1e6, fits_on_gpu=True, train_gpu_hours=10.0)
+    deep = Targeted(SimpleNamespace(depth=40, width=1024), costs, (0.0, 0.0, 0.0), 1.0, 1.0, "days", decode=0.002)
+    shallow = Targeted(SimpleNamespace(depth=20, width=1536), costs, (0.0, 0.0, 0.0), 1.0, 1.0, "days", decode=0.003)
+    ranked = score([shallow, deep], "serve")
+    assert ranked[0][1] is deep
+    text = why(ranked, (20, 40), "serve")
+    assert "2 ms per token to decode" in text and f"{serve.MEASURED_ERROR['decode_median']:.1%}" in text
+    untimed = [Targeted(t.arch, t.costs, t.penalty, t.time, t.to_target, t.unit) for t in (deep, shallow)]
+    assert score(untimed, "serve")[0][1].arch.depth == 20  # no latency: depth stands in, as before
