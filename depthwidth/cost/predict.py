@@ -114,5 +114,10 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
         record.update({k: v for k, v in serving(arch, hw, cluster.context, cluster.batch, fixed.get("tp")).items() if k in record})
         record["serving_measured_error"] = dict(MEASURED_ERROR)
         notes.append(ERROR_NOTE.format(**MEASURED_ERROR))
+        if hw.hbm_achievable is None:
+            from ..arch.hardware import ACHIEVED_SHARE
+
+            notes.append(f"serving on {hw.label}: no published decode bandwidth read; the datasheet's x A100's measured "
+                         f"share ({ACHIEVED_SHARE:.1%}) assumed (arch/hardware.py SYSTEM_SOURCES, unverified)")
     record["notes"] = notes
     return record
