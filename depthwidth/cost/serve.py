@@ -10,7 +10,8 @@ The decode step of one tensor-parallel rank, term by term (docs/performance.md, 
   read by the attention kernel at the same bandwidth, or the kernel's arithmetic when that is slower:
   decode attention (one query per sequence) runs as matrix-vector products, on the CUDA cores, at
   DECODE_ATTENTION_SHARE of the tensor peak; grouped-query models at large batch hit that bound;
-- activations: a few vectors of d per layer and sequence, negligible against the weights (left out);
+- activations: a few vectors of d per layer and sequence, read by the same kernels: left out (< 0.1% of
+  the weights' bytes at batch 1; at large batch the GEMM ceiling above covers those kernels);
 - tensor parallelism: 2 all-reduces per layer of batch x d values, each a fixed latency
   (ALLREDUCE_LATENCY, plus ALLREDUCE_HOP_LATENCY per step of the ring's 2(n-1)) and the ring's bytes at
   the link's bus bandwidth (``comm.all_reduce``); small messages are latency-bound;
@@ -23,12 +24,13 @@ The decode step of one tensor-parallel rank, term by term (docs/performance.md, 
   the first decode step (its 1-token prompts take one decode step; the table's rows say so), which is the
   fixed cost that made 128-token prompts 33-37% low before (issue 44).
 
-The constants without a datasheet or a benchmark of their own (ALLREDUCE_*, DECODE_ATTENTION_SHARE,
-PREFILL_EFFICIENCY, REQUEST_OVERHEAD) are fitted once on tests/data/published_serving.json (44 measurements
-from gpt-fast, TensorRT-LLM and LMDeploy on A100-80GB); the test recomputes the fit, the errors quoted
-below (MEASURED_ERROR) and the leave-one-engine-out errors (docs/performance.md, "Serving"). A measured decode rate or time per output token
-fixes an engine's ``efficiency`` (``serve_calibrate.fit_efficiency``): the modelled step over the
-measured one, applied to every decode figure.
+The constants without a datasheet or a benchmark of their own (LAYER_OVERHEAD, ALLREDUCE_*,
+DECODE_ATTENTION_SHARE, PREFILL_EFFICIENCY, REQUEST_OVERHEAD) are fitted once on
+tests/data/published_serving.json (44 measurements from gpt-fast, TensorRT-LLM and LMDeploy on A100-80GB);
+the test refits them, recomputes the errors quoted below (MEASURED_ERROR) and the leave-one-engine-out
+errors (docs/performance.md, "Serving"). A measured decode rate or time per output token fixes an
+engine's ``efficiency`` (``serve_calibrate.fit_efficiency``): the modelled step over the measured one,
+applied to every decode figure.
 """
 from __future__ import annotations
 
