@@ -154,7 +154,8 @@ ACCELERATORS: dict[str, Accelerator] = {a.name: a for a in (
                 "(footnote: dense is half), 80GB HBM3, 3.35 TB/s (SXM)",
                 "second-hand: the datasheet table as reproduced by archive-lib.hpctech.co.jp; dense 989.4 TFLOPS "
                 "also in glennklockwood.com/garden/processors/h100",
-                gpus_per_node=8, link_bandwidth=450e9, network_bandwidth=50e9, gemm_efficiency=0.801, compute_units=132),
+                gpus_per_node=8, link_bandwidth=450e9, network_bandwidth=50e9, gemm_efficiency=0.801, compute_units=132,
+                hbm_achievable=1904.75e9),
     Accelerator("h100-pcie", "NVIDIA H100 PCIe", 756.5e12, 1513e12, 80e9, 2.0e12,
                 "NVIDIA H100 datasheet (PCIe column): BF16 1,513 TFLOPS with sparsity (756 dense), 80GB, 2.0 TB/s; "
                 "PCIe Gen5 x16 between GPUs, 63 GB/s per direction",
@@ -206,8 +207,10 @@ SYSTEM_SOURCES = {
     "hbm_achievable": "A100-80GB: 1,481.87 GB/s, the highest decode bandwidth pytorch-labs/gpt-fast reports (README.md "
                       "@c9f683ed, Tensor Parallelism: Llama-2-70B bf16 on 2 GPUs, batch 1, model bytes x tokens/s; "
                       "8xA100-80GB power-limited to 330 W), 72.7% of the datasheet (smaller models read less per kernel "
-                      "and reach less: 1,397 GB/s for Llama-2-7B, which serve.LAYER_OVERHEAD accounts for); other parts: "
-                      "no decode benchmark read, the same share assumed (ACHIEVED_SHARE, unverified)",
+                      "and reach less: 1,397 GB/s for Llama-2-7B, which serve.LAYER_OVERHEAD accounts for); H100 SXM: "
+                      "1,904.75 GB/s, torchao's Llama-3.1-8B bf16 decode at batch 1 (pytorch/ao "
+                      "torchao/quantization/README.md @fd6e4b1f, 'CUDA backend | NVIDIA-H100 GPU'), 56.9% of the "
+                      "datasheet; other parts: no decode benchmark read, A100's share assumed (ACHIEVED_SHARE, unverified)",
     "compute_units": "streaming multiprocessors: A100 108 (NVIDIA A100 whitepaper; NVIDIA/cutlass issue 335), H100 SXM "
                      "132, H100 PCIe 114, B200 148 (NVIDIA whitepapers, second-hand); MI300X 304 compute units (AMD "
                      "CDNA 3 whitepaper, second-hand); TPU: none (no wave quantization)",
