@@ -65,16 +65,26 @@ class Costing:
             fields["decode_seconds_per_token"] = self.decode(arch)
         return fields
 
-    def decode(self, arch) -> float:
-        """The decode seconds per token of ``arch`` (one sequence at the run's context, ``modeled.decode_seconds``;
-        memoized per shape): what ``--prefer serve`` ranks by."""
+    def decode(self, arch, tp: int | None = None) -> float:
+        """The decode seconds per token of ``arch`` (one sequence at the run's context, ``modeled.decode_seconds``,
+        at its serving tensor-parallel degree or ``tp``; memoized per shape and degree)."""
         from ..cost.modeled import decode_seconds
 
-        key = (arch.depth, arch.width, arch.heads, arch.kv_heads, arch.ffn)
+        key = (arch.depth, arch.width, arch.heads, arch.kv_heads, arch.ffn, tp)
         cache = self.__dict__.setdefault("_decode", {})
         if key not in cache:
-            cache[key] = decode_seconds(arch, self.ranking, self.fixed)
+            cache[key] = decode_seconds(arch, self.ranking, self.fixed, tp)
         return cache[key]
+
+    def decode_alike(self, shapes) -> list[float]:
+        """The decode latencies ``--prefer serve`` ranks by: every shape at one tensor-parallel degree, the
+        largest any of them needs to fit (``modeled.serving_degree``; a shape that cannot shard that way keeps
+        its own), so that no shape is faster only because it needs more GPUs."""
+        from ..arch.hardware import tp_sizes
+        from ..cost.modeled import serving_degree
+
+        common = max(serving_degree(a, self.ranking, self.fixed) for a in shapes)
+        return [self.decode(a, common if common in tp_sizes(a) else None) for a in shapes]
 
     def time_floor(self, arch) -> tuple[float, float] | None:
         """Lower bounds of the (train_days, train_gpu_hours) ``costs`` gives ``arch``, without timing a
@@ -178,7 +188,8 @@ def consensus_pick(budget: int, spending, constraints, model, floor: int, band, 
         return None, Consensus(band, None), note
     assessed = _leading(shapes, cost, budget, loss_model, prefer, tolerance)
     if prefer == "serve" and tolerance is None:  # ranked by the modelled decode latency (issue 44)
-        assessed = [replace(t, decode=cost.decode(t.arch)) for t in assessed]
+        latency = cost.decode_alike([t.arch for t in assessed])
+        assessed = [replace(t, decode=d) for t, d in zip(assessed, latency)]
     ranked = target.score(assessed, prefer, tolerance)
     score, best = ranked[0]
     chosen = Pick(best.arch, best.costs, score, prefer, target.why(ranked, band.depth_band, prefer, tolerance, len(shapes)),
