@@ -62,14 +62,29 @@ class Costing:
         decode latency is timed here, for the shapes a plan prints, not for every shape it ranks."""
         fields = dict(self._costed(arch)[1])
         if self.model:
-            from ..cost.modeled import decode_seconds
-
-            key = (arch.depth, arch.width, arch.heads, arch.kv_heads, arch.ffn)
-            cache = self.__dict__.setdefault("_decode", {})
-            if key not in cache:
-                cache[key] = decode_seconds(arch, self.ranking, self.fixed)
-            fields["decode_seconds_per_token"] = cache[key]
+            fields["decode_seconds_per_token"] = self.decode(arch)
         return fields
+
+    def decode(self, arch, tp: int | None = None) -> float:
+        """The decode seconds per token of ``arch`` (one sequence at the run's context, ``modeled.decode_seconds``,
+        at its serving tensor-parallel degree or ``tp``; memoized per shape and degree)."""
+        from ..cost.modeled import decode_seconds
+
+        key = (arch.depth, arch.width, arch.heads, arch.kv_heads, arch.ffn, tp)
+        cache = self.__dict__.setdefault("_decode", {})
+        if key not in cache:
+            cache[key] = decode_seconds(arch, self.ranking, self.fixed, tp)
+        return cache[key]
+
+    def decode_alike(self, shapes) -> list[float]:
+        """The decode latencies ``--prefer serve`` ranks by: every shape at one tensor-parallel degree, the
+        largest any of them needs to fit (``modeled.serving_degree``; a shape that cannot shard that way keeps
+        its own), so that no shape is faster only because it needs more GPUs."""
+        from ..arch.hardware import tp_sizes
+        from ..cost.modeled import serving_degree
+
+        common = max(serving_degree(a, self.ranking, self.fixed) for a in shapes)
+        return [self.decode(a, common if common in tp_sizes(a) else None) for a in shapes]
 
     def time_floor(self, arch) -> tuple[float, float] | None:
         """Lower bounds of the (train_days, train_gpu_hours) ``costs`` gives ``arch``, without timing a
@@ -176,7 +191,11 @@ def consensus_pick(budget: int, spending, constraints, model, floor: int, band, 
     if not shapes:
         return None, Consensus(band, None), note
     weigh = tolerance is not None or target.loss_decides(budget, band.depth_band, loss_model)
-    ranked = target.score(_leading(shapes, cost, budget, loss_model, prefer, tolerance, weigh), prefer, tolerance)
+    assessed = _leading(shapes, cost, budget, loss_model, prefer, tolerance, weigh)
+    if prefer == "serve" and tolerance is None:  # ranked by the modelled decode latency
+        latency = cost.decode_alike([t.arch for t in assessed])
+        assessed = [replace(t, decode=d) for t, d in zip(assessed, latency)]
+    ranked = target.score(assessed, prefer, tolerance)
     score, best = ranked[0]
     chosen = Pick(best.arch, best.costs, score, prefer,
                   target.why(ranked, band.depth_band, prefer, tolerance, len(shapes), budget, loss_model),

@@ -5,8 +5,9 @@ the extra-token factor: whatever model of throughput run_costs uses, the pick fo
 
 Preferences: ``balanced`` (the default) picks the least wall-clock time to the target (days; GPU-hours
 when no GPU count is given); ``train`` the least GPU-hours to the target; ``serve`` the least geometric
-mean of the time to the target, the KV cache per sequence and the decode latency (taken as ∝ depth:
-one sequential layer after another per token). With a loss tolerance, the pick is the fastest shape
+mean of the time to the target, the KV cache per sequence and the decode latency (the serving model's
+seconds per token, ``cost.serve``, issue 44: weights, KV cache, all-reduces and per-layer overhead, every
+shape at one tensor-parallel degree, ``pick.Costing.decode_alike``; ∝ depth when a shape has none). With a loss tolerance, the pick is the fastest shape
 (its own training time, not to the target) whose predicted penalty is within the tolerance.
 Shapes that do not fit on the GPU come after every shape that does. Pure: no I/O.
 """
@@ -31,6 +32,7 @@ class Targeted:
     time: float  # its training time for the plan's tokens (days, or GPU-hours without a GPU count)
     to_target: float | None  # the same unit, to the best shape's loss
     unit: str  # "days" | "GPU-hours"
+    decode: float | None = None  # modelled decode seconds per token (prefer=serve ranks by it)
 
     def fields(self, tokens_given: bool = True) -> dict:
         """The LOSS_FIELDS of this shape (times null without a training length: a ranking length is assumed)."""
@@ -108,14 +110,16 @@ def score(shapes: list[Targeted], prefer: str, tolerance: float | None = None) -
     targets = [to_target(t, i) for i, t in enumerate(shapes)]
     if prefer in ("balanced", "train"):
         scored = [((big if x is None else x), t) for x, t in zip(targets, shapes)]
-    else:  # serve: time to target, KV cache, depth (decode latency), as log ratios to the best of each
+    else:  # serve: time to target, KV cache, decode latency (depth without one), as log ratios to the best of each
         kv = [getattr(t.costs, "kv_cache_bytes_per_sequence", None) for t in shapes]
         best_t = min((x for x in targets if x is not None), default=None)
         best_kv = min((x for x in kv if x is not None), default=None) if all(x is not None for x in kv) else None
-        best_depth = min(t.arch.depth for t in shapes)
+        timed = all(t.decode for t in shapes)
+        latency = [t.decode if timed else t.arch.depth for t in shapes]
+        best_latency = min(latency)
         scored = []
-        for x, k, t in zip(targets, kv, shapes):
-            parts = [big if x is None else _log_ratio(x, best_t), math.log(t.arch.depth / best_depth)]
+        for x, k, t, lat in zip(targets, kv, shapes, latency):
+            parts = [big if x is None else _log_ratio(x, best_t), math.log(lat / best_latency)]
             parts += [_log_ratio(k, best_kv)] if best_kv is not None else []
             scored.append((sum(parts) / len(parts), t))
     scored.sort(key=lambda s: (_fits(s[1]), s[0], s[1].arch.depth, s[1].arch.width))
@@ -152,6 +156,18 @@ def _undecided(budget: float | None, model: PenaltyModel | None, prefer: str) ->
             "so " + ("loss was left out of the balance" if prefer == "serve" else "time decided"))
 
 
+def _latency(shape: Targeted) -> str:
+    """``, X ms per token to decode (the serving model's measured error)`` for a shape timed by the serving
+    model (``serve.MEASURED_ERROR``); empty otherwise."""
+    if not shape.decode:
+        return ""
+    from ..cost.serve import MEASURED_ERROR
+
+    return (f", {shape.decode * 1e3:.3g} ms per token to decode (the serving model's median error "
+            f"{MEASURED_ERROR['decode_median']:.1%}, worst {MEASURED_ERROR['decode_max']:.0%}, on "
+            f"{MEASURED_ERROR['decode_rows']} published measurements)")
+
+
 def why(ranked: list[tuple[float, Targeted]], band: tuple[int, int], prefer: str, tolerance: float | None = None,
         shapes: int | None = None, budget: float | None = None, model: PenaltyModel | None = None) -> str:
     """One sentence: the pick's predicted penalty and time to the target against the runner-up;
@@ -169,7 +185,10 @@ def why(ranked: list[tuple[float, Targeted]], band: tuple[int, int], prefer: str
     if tolerance is not None:
         head = f"{shape} is the fastest of the {shapes} valid shapes in the band [{band[0]}, {band[1]}] within the loss tolerance {tolerance:.2%}"
     elif prefer == "serve":
-        head = f"{shape} best balances time to the target loss, KV cache and depth (prefer=serve) among the {shapes} valid shapes in the band [{band[0]}, {band[1]}]{undecided}"
+        latency = "decode latency" if pick.decode else "depth"
+        head = (f"{shape} best balances time to the target loss, KV cache and {latency} (prefer=serve) among the "
+                f"{shapes} valid shapes in the band [{band[0]}, {band[1]}]{undecided}")
+        mine += _latency(pick)
     elif undecided:
         head = f"{shape} trains soonest of the {shapes} valid shapes in the band [{band[0]}, {band[1]}]{undecided}"
     else:
@@ -180,8 +199,9 @@ def why(ranked: list[tuple[float, Targeted]], band: tuple[int, int], prefer: str
         return f"{head}: predicted {mine}."
     _, other = ranked[1]
     ov = other.penalty[0]
+    theirs = f" and {other.decode * 1e3:.3g} ms per token" if prefer == "serve" and other.decode else ""
     return (f"{head}: predicted {mine}, against {other.arch.depth}x{other.arch.width} at {_pct(ov)} and "
-            f"{_time(other.to_target, other.unit)} (loss model: Gemstones and Petty 2023 ablations, docs/loss.md).")
+            f"{_time(other.to_target, other.unit)}{theirs} (loss model: Gemstones and Petty 2023 ablations, docs/loss.md).")
 
 
 def rule_loss_model(path: str | None) -> PenaltyModel | None:

@@ -137,6 +137,9 @@ class Accelerator:
     network_bandwidth: float = 25e9
     gemm_efficiency: float = 0.80
     compute_units: int | None = None
+    # HBM bandwidth a decode step achieves, measured by a published benchmark (serving, issue 44; source in
+    # SYSTEM_SOURCES); None: the datasheet's times ACHIEVED_SHARE (``achievable_bandwidth``)
+    hbm_achievable: float | None = None
 
 
 ACCELERATORS: dict[str, Accelerator] = {a.name: a for a in (
@@ -144,7 +147,8 @@ ACCELERATORS: dict[str, Accelerator] = {a.name: a for a in (
                 "NVIDIA A100 Tensor Core GPU datasheet (nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf): "
                 "BF16 Tensor Core 312 TFLOPS (624 with sparsity), 80GB HBM2e, 2,039 GB/s (SXM); no FP8",
                 "second-hand: the datasheet's figures as quoted with its link by glennklockwood.com/garden/processors/A100",
-                gpus_per_node=8, link_bandwidth=300e9, network_bandwidth=25e9, gemm_efficiency=0.859, compute_units=108),
+                gpus_per_node=8, link_bandwidth=300e9, network_bandwidth=25e9, gemm_efficiency=0.859, compute_units=108,
+                hbm_achievable=1481.87e9),
     Accelerator("a100-40gb", "NVIDIA A100 40GB SXM", 312e12, None, 40e9, 1.555e12,
                 "NVIDIA A100 datasheet: BF16 Tensor Core 312 TFLOPS (624 with sparsity), 40GB HBM2 at 1,555 GB/s (SXM)",
                 "second-hand: upb-pc2.atlassian.net/wiki/spaces/PC2DOK/pages/1900609 (the datasheet table) and "
@@ -155,7 +159,8 @@ ACCELERATORS: dict[str, Accelerator] = {a.name: a for a in (
                 "(footnote: dense is half), 80GB HBM3, 3.35 TB/s (SXM)",
                 "second-hand: the datasheet table as reproduced by archive-lib.hpctech.co.jp; dense 989.4 TFLOPS "
                 "also in glennklockwood.com/garden/processors/h100",
-                gpus_per_node=8, link_bandwidth=450e9, network_bandwidth=50e9, gemm_efficiency=0.801, compute_units=132),
+                gpus_per_node=8, link_bandwidth=450e9, network_bandwidth=50e9, gemm_efficiency=0.801, compute_units=132,
+                hbm_achievable=1904.75e9),
     Accelerator("h100-pcie", "NVIDIA H100 PCIe", 756.5e12, 1513e12, 80e9, 2.0e12,
                 "NVIDIA H100 datasheet (PCIe column): BF16 1,513 TFLOPS with sparsity (756 dense), 80GB, 2.0 TB/s; "
                 "PCIe Gen5 x16 between GPUs, 63 GB/s per direction",
@@ -204,10 +209,26 @@ SYSTEM_SOURCES = {
     "gemm_efficiency": "Maximum Achievable Matmul FLOPS / peak, BF16: A100 267.9/312, H100 792.1/989, H200 794.5/989, "
                        "B200 1745/2250, MI300X 781.9/1300 (stas00/ml-engineering compute/accelerator/README.md, MAMF "
                        "table); TPU v5p: no MAMF published, H100's assumed (unverified)",
+    "hbm_achievable": "A100-80GB: 1,481.87 GB/s, the highest decode bandwidth pytorch-labs/gpt-fast reports (README.md "
+                      "@c9f683ed, Tensor Parallelism: Llama-2-70B bf16 on 2 GPUs, batch 1, model bytes x tokens/s; "
+                      "8xA100-80GB power-limited to 330 W), 72.7% of the datasheet (smaller models read less per kernel "
+                      "and reach less: 1,397 GB/s for Llama-2-7B, which serve.LAYER_OVERHEAD accounts for); H100 SXM: "
+                      "1,904.75 GB/s, torchao's Llama-3.1-8B bf16 decode at batch 1 (pytorch/ao "
+                      "torchao/quantization/README.md @fd6e4b1f, 'CUDA backend | NVIDIA-H100 GPU'), 56.9% of the "
+                      "datasheet; other parts: no decode benchmark read, A100's share assumed (ACHIEVED_SHARE, unverified)",
     "compute_units": "streaming multiprocessors: A100 108 (NVIDIA A100 whitepaper; NVIDIA/cutlass issue 335), H100 SXM "
                      "132, H100 PCIe 114, B200 148 (NVIDIA whitepapers, second-hand); MI300X 304 compute units (AMD "
                      "CDNA 3 whitepaper, second-hand); TPU: none (no wave quantization)",
 }
+
+
+ACHIEVED_SHARE = 1481.87e9 / 2.039e12  # A100-80GB's measured decode bandwidth over its datasheet (SYSTEM_SOURCES)
+
+
+def achievable_bandwidth(hw) -> float:
+    """Bytes/s an accelerator's HBM delivers to a decode step: ``hbm_achievable`` where a benchmark
+    measured it, else the datasheet's times ACHIEVED_SHARE."""
+    return hw.hbm_achievable or ACHIEVED_SHARE * hw.hbm_bandwidth
 
 
 TPU_HOST_CHIPS = 4  # Cloud TPU v5p: 4 chips per VM host (cloud.google.com/tpu/docs/v5p, "VM, host and slice properties")

@@ -108,7 +108,7 @@ Batch = Annotated[int, typer.Option("--batch", help="Sequences served at once, f
                                     min=1, max=1 << 24)]
 Prefer = Annotated[str, typer.Option("--prefer", help="What the consensus pick inside the depth band minimizes, on the way to the best "
                                                       "shape's loss (docs/loss.md): balanced (wall-clock time to that loss; default), "
-                                                      "train (GPU-hours to it) or serve (time to it, KV cache and depth together).")]
+                                                      "train (GPU-hours to it) or serve (time to it, KV cache and decode latency together).")]
 # cost's training run (cost, compare, inspect, calibrate: the TRAIN group); what is not given is searched
 SearchTp = Annotated[Optional[int], typer.Option("--tp", help="Tensor-parallel degree (default: searched); compare and inspect also "
                                                               "warn for every shape that cannot shard this many ways.", min=1, max=1 << 12)]

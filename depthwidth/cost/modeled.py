@@ -64,10 +64,19 @@ def time_floor(arch, spec, fixed: tuple = ()) -> tuple[float, float] | None:
     return floor(arch, cluster(spec, fixed))
 
 
-def decode_seconds(arch, spec, fixed: tuple = ()) -> float:
+def decode_seconds(arch, spec, fixed: tuple = (), tp: int | None = None) -> float:
     """``modeled_costs``' decode latency alone: one sequence at the run's context on ``spec``'s
-    accelerator, at the serving tensor-parallel degree (``predict.predict`` with ``serve``)."""
+    accelerator, at the serving tensor-parallel degree (``predict.predict`` with ``serve``), or at ``tp``
+    when given (a fixed --tp wins)."""
     from ..arch.hardware import accelerator
     from .serve import serving
 
-    return serving(arch, accelerator(spec.gpu), spec.context, 1, dict(fixed).get("tp"))["decode_seconds_per_token"]
+    return serving(arch, accelerator(spec.gpu), spec.context, 1, dict(fixed).get("tp") or tp)["decode_seconds_per_token"]
+
+
+def serving_degree(arch, spec, fixed: tuple = ()) -> int:
+    """The tensor-parallel degree ``decode_seconds`` serves ``arch`` at (``serve.serving_tp``)."""
+    from ..arch.hardware import accelerator
+    from .serve import serving_tp
+
+    return serving_tp(arch, accelerator(spec.gpu), spec.context, 1, dict(fixed).get("tp"))

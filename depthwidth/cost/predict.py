@@ -144,15 +144,22 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
         "calibrated_on": cluster.calibrated_on if cluster.mfu is None else None,
         "tokens": cluster.tokens, "train_days": days, "train_gpu_hours": hours, "billed_ratio": BILLED_RATIO,
         "prefill_seconds": None, "decode_seconds_per_token": None, "decode_tokens_per_second": None, "serving_tp": None,
+        "serving_measured_error": None,
     }
     # the loss model counts all parameters, embeddings included (Gemstones' counts, docs/loss.md)
     record.update(shape_loss_fields(depth, nonembedding + (embedding or 0), cluster.tokens, days, hours,
                                     width=arch.width, ffn=arch.ffn))
     if cluster.serve:
-        from .serve import serving
+        from .serve import ERROR_NOTE, MEASURED_ERROR, serving
 
         record.update({k: v for k, v in serving(arch, hw, cluster.context, cluster.batch, fixed.get("tp")).items() if k in record})
-        notes.append("serving: decode adds 20 us per layer per step for launches and latency (assumed, unverified)")
+        record["serving_measured_error"] = dict(MEASURED_ERROR)
+        notes.append(ERROR_NOTE.format(**MEASURED_ERROR))
+        if hw.hbm_achievable is None:
+            from ..arch.hardware import ACHIEVED_SHARE
+
+            notes.append(f"serving on {hw.label}: no published decode bandwidth read; the datasheet's x A100's measured "
+                         f"share ({ACHIEVED_SHARE:.1%}) assumed (arch/hardware.py SYSTEM_SOURCES, unverified)")
     record["notes"] = notes + overflowed(record)
     return record
 
@@ -163,7 +170,7 @@ TIMED = ("step_seconds", "tokens_per_second", "tokens_per_second_per_gpu", "trai
 
 def overflowed(record: dict) -> list[str]:
     """Set every time figure of ``record`` past the float range (inf, NaN) or rounded to 0 to None, in place,
-    and say which: null in every format, shown as n/a in the table with this note (issue 40: the
+    and say which: null in every format, shown as - in the table with this note (the outside stress test: the
     table showed days inf and tokens/s 0 where the JSON said null)."""
     import math
 
