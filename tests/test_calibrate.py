@@ -150,16 +150,74 @@ def test_a_profile_from_another_accelerator_or_unknown_is_one_line(tmp_path):
     assert not (tmp_path / "never.json").exists()
 
 
-def test_a_profile_has_room_for_serving(tmp_path):
-    _, profile = _calibrate(tmp_path, "24x2048", SMALL, "--step-seconds", "1.7")
+SERVE = ["--arch", "llama", "--gpu", "a100", "--tp", "1", "--context", "2048"]
+
+
+def _decode(shape, options, profile=None, batch=1):
+    extra = [] if profile is None else ["--profile", str(profile)]
+    [record] = parse_json(run(["cost", shape, *options, "--serve", "--batch", str(batch), *extra, "--format", "json"]))
+    return record
+
+
+def test_a_measured_time_per_output_token_is_reproduced_by_cost_serve(tmp_path):
+    record, profile = _calibrate(tmp_path, "32x4096", SERVE, "--time-per-output-token", "0.0125")
+    assert json.loads(profile.read_text())["serving"]["efficiency"] == pytest.approx(record["serving_efficiency"])
+    assert _decode("32x4096", SERVE, profile)["decode_seconds_per_token"] == pytest.approx(0.0125, rel=0.01)
+
+
+def test_a_measured_decode_rate_is_the_whole_batchs(tmp_path):
+    _, profile = _calibrate(tmp_path, "32x4096", SERVE, "--decode-tokens-per-second", "1200", "--batch", "16")
+    assert _decode("32x4096", SERVE, profile, batch=16)["decode_tokens_per_second"] == pytest.approx(1200, rel=0.01)
+
+
+def test_a_vllm_serving_log_gives_its_median_tpot(tmp_path):
+    """vLLM benchmarks/benchmark_serving.py (vllm-project/vllm @8668d7c0, benchmark()): each figure a label
+    padded to 40 columns and its value; the median time per output token is the decode step measured."""
+    log = tmp_path / "serving.txt"
+    log.write_text("============ Serving Benchmark Result ============\n"
+                   + "".join(f"{label + ':':<40}{value:<10}\n" for label, value in (
+                       ("Successful requests", "1000"), ("Output token throughput (tok/s)", "2104.33"),
+                       ("Mean TTFT (ms)", "61.20"), ("Median TTFT (ms)", "55.71"),
+                       ("Mean TPOT (ms)", "17.02"), ("Median TPOT (ms)", "16.40")))
+                   + "==================================================\n")
+    record, profile = _calibrate(tmp_path, "32x4096", SERVE, "--serving-log", str(log))
+    assert "vLLM" in record["measurement"]["source"]
+    assert record["decode_seconds_per_token"] == pytest.approx(0.01640, rel=0.01)
+
+
+def test_each_section_applies_to_its_own_figures(tmp_path):
+    """A serving profile leaves the training step alone, a training profile the decode step; a profile with
+    both sections (written by hand from two calibrations) applies each."""
+    plain = _decode("24x2048", SMALL)
+    _, training = _calibrate(tmp_path, "24x2048", SMALL, "--step-seconds", "1.7")
+    served_dir = tmp_path / "served"
+    served_dir.mkdir()
+    _, serving = _calibrate(served_dir, "24x2048", SMALL, "--time-per-output-token", "0.004")
+    by_training, by_serving = _decode("24x2048", SMALL, training), _decode("24x2048", SMALL, serving)
+    assert by_training["step_seconds"] == pytest.approx(1.7, rel=0.01)
+    assert by_training["decode_seconds_per_token"] == pytest.approx(plain["decode_seconds_per_token"], rel=1e-9)
+    assert by_serving["step_seconds"] == pytest.approx(plain["step_seconds"], rel=1e-9)
+    assert by_serving["decode_seconds_per_token"] == pytest.approx(0.004, rel=0.01)
+    both = json.loads(training.read_text())
+    both["serving"] = json.loads(serving.read_text())["serving"]
+    training.write_text(json.dumps(both))
+    record = _decode("24x2048", SMALL, training)
+    assert (record["step_seconds"], record["decode_seconds_per_token"]) == pytest.approx((1.7, 0.004), rel=0.01)
+
+
+def test_a_profile_with_no_section_or_a_stray_key_is_one_line(tmp_path):
+    _, profile = _calibrate(tmp_path, "24x2048", SMALL, "--time-per-output-token", "0.004")
     data = json.loads(profile.read_text())
-    data["serving"] = {"decode_efficiency": 0.6}
-    profile.write_text(json.dumps(data))
-    assert _cost("24x2048", SMALL, profile)["step_seconds"] == pytest.approx(1.7, rel=0.01)
+    for broken in ({k: v for k, v in data.items() if k != "serving"}, {**data, "serving": {**data["serving"], "decode": 1}}):
+        profile.write_text(json.dumps(broken))
+        out = run(["cost", "24x2048", *SMALL, "--profile", str(profile)])
+        assert out.code == 2 and len(out.error_lines) == 1 and "--profile" in out.stderr and not out.stdout
 
 
 @pytest.mark.parametrize("args,words", [
     (["--step-seconds", "2", "--tokens-per-second", "1e5"], ["measurement", "one of"]),
+    (["--step-seconds", "2", "--time-per-output-token", "0.01"], ["measurement", "serving"]),
+    (["--time-per-output-token", "0"], ["--time-per-output-token"]),
     ([], ["measurement", "(none)"]),
     (["--step-seconds", "-2"], ["--step-seconds"]),
     (["--step-seconds", "0.001"], ["--step-seconds", "faster than the model"]),

@@ -118,7 +118,7 @@ def _profile(path, gpu: str, rate) -> dict:
     from ..loop.profiles import read_profile
 
     profile = read_profile(path, accelerator(gpu).name)
-    return {"efficiency": profile.efficiency, "calibrated_on": profile.calibrated_on}
+    return {"efficiency": profile.efficiency, "calibrated_on": profile.calibrated_on, "serving_efficiency": profile.serving_efficiency}
 
 
 def mfu_rate(text: str) -> float:

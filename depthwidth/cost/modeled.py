@@ -23,7 +23,7 @@ def cluster(spec, fixed: tuple = (), **options):
 
     return Cluster(gpu=spec.gpu, gpus=spec.gpus, context=spec.context, global_batch=spec.global_batch, tokens=spec.tokens,
                    fixed=tuple(fixed), attention=spec.attention, efficiency=spec.efficiency,
-                   calibrated_on=spec.calibrated_on, **options)
+                   calibrated_on=spec.calibrated_on, serving_efficiency=spec.serving_efficiency, **options)
 
 
 def modeled_costs(arch, spec, fixed: tuple = (), serve: bool = True) -> tuple:
@@ -71,7 +71,8 @@ def decode_seconds(arch, spec, fixed: tuple = (), tp: int | None = None) -> floa
     from ..arch.hardware import accelerator
     from .serve import serving
 
-    return serving(arch, accelerator(spec.gpu), spec.context, 1, dict(fixed).get("tp") or tp)["decode_seconds_per_token"]
+    return serving(arch, accelerator(spec.gpu), spec.context, 1, dict(fixed).get("tp") or tp,
+                   spec.serving_efficiency or 1.0)["decode_seconds_per_token"]
 
 
 def serving_degree(arch, spec, fixed: tuple = ()) -> int:

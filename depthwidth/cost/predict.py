@@ -28,6 +28,7 @@ class Cluster:
     count_layouts: bool = True  # False: layouts_fitting is null (the search skips counting; a plan's candidates)
     efficiency: float | None = None  # a calibration profile's share of the modelled compute time (None: perf.STEP_EFFICIENCY)
     calibrated_on: str | None = None  # what that profile was measured on (printed with every answer it times)
+    serving_efficiency: float | None = None  # a profile's serving section: decode steps divided by it (serve.serving)
 
     @property
     def options(self) -> dict:
@@ -152,7 +153,8 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
     if cluster.serve:
         from .serve import ERROR_NOTE, MEASURED_ERROR, serving
 
-        record.update({k: v for k, v in serving(arch, hw, cluster.context, cluster.batch, fixed.get("tp")).items() if k in record})
+        record.update({k: v for k, v in serving(arch, hw, cluster.context, cluster.batch, fixed.get("tp"),
+                                                             cluster.serving_efficiency or 1.0).items() if k in record})
         record["serving_measured_error"] = dict(MEASURED_ERROR)
         notes.append(ERROR_NOTE.format(**MEASURED_ERROR))
         if hw.hbm_achievable is None:

@@ -88,6 +88,7 @@ class RunSpec:
     attention: str | None = None
     efficiency: float | None = None
     calibrated_on: str | None = None  # the calibration profile's line: what the efficiency was measured on
+    serving_efficiency: float | None = None  # a profile's serving section: modelled over measured decode step (cost/serve_calibrate.py)
 
     def __post_init__(self):
         for name in ("tp", "pp", "context", "batch", "micro_batch"):
@@ -98,6 +99,8 @@ class RunSpec:
             raise InputError("--attention", self.attention, "expected flash or unfused")
         if self.efficiency is not None and not (isinstance(self.efficiency, float) and 0 < self.efficiency <= 10):
             raise InputError("efficiency", self.efficiency, "expected a share of the modelled compute time above 0, such as 0.8")
+        if self.serving_efficiency is not None and not (isinstance(self.serving_efficiency, float) and 0 < self.serving_efficiency <= 10):
+            raise InputError("serving efficiency", self.serving_efficiency, "expected a modelled/measured decode ratio above 0, such as 0.9")
         if self.gpus is not None:
             _whole("--gpus", self.gpus)
             if self.gpus % (self.tp * self.pp):

@@ -1,6 +1,5 @@
 """The Pydantic model of a calibration profile (``profiles.py``), imported only when one is read.
-Unknown keys are refused (a typo must not pass silently), numbers must be finite; ``serving`` is
-reserved for a serving calibration and accepted as any object."""
+Unknown keys are refused (a typo must not pass silently), numbers must be finite."""
 from __future__ import annotations
 
 from typing import Literal, Optional, Union
@@ -48,9 +47,26 @@ class TrainingModel(_Strict):
     run: RunModel
 
 
+class ServingMeasuredModel(_Strict):
+    source: str
+    batch: Optional[int] = Field(default=None, ge=1)
+    input_tokens: Optional[int] = Field(default=None, ge=0)
+    output_tokens: Optional[int] = Field(default=None, ge=0)
+    time_per_output_token: Optional[float] = Field(default=None, gt=0)
+    output_tokens_per_second: Optional[float] = Field(default=None, gt=0)
+
+
+class ServingModel(_Strict):
+    efficiency: float = Field(gt=0)
+    gpu: str
+    tp: int = Field(ge=1)
+    model: str
+    measured: ServingMeasuredModel
+
+
 class ProfileModel(_Strict):
     format: Literal["depthwidth-profile/1"]
     accelerator: str
     calibrated_on: str
-    training: TrainingModel
-    serving: Optional[dict] = None
+    training: Optional[TrainingModel] = None
+    serving: Optional[ServingModel] = None

@@ -4,8 +4,9 @@ inspect): one JSON file, ``format`` ``depthwidth-profile/1``, validated with Pyd
 The file: ``format``, ``accelerator`` (the ``--gpu`` it was measured on: a profile applies to that
 accelerator only), ``calibrated_on`` (one line saying on what; every command that applies it prints
 it), and one section per use: ``training`` (the stack's efficiency, its interval, the measurement
-and the run it came from; ``cost/calibration.py``). A ``serving`` section is reserved for serving
-calibration: a profile may hold it, and training ignores it.
+and the run it came from; ``cost/calibration.py``) and ``serving`` (the serving efficiency, modelled
+over measured decode step, and what it was measured on; ``cost/serve_calibrate.py``). A profile holds
+one section or both; each applies to its own figures only.
 """
 from __future__ import annotations
 
@@ -20,11 +21,13 @@ HINT = "a profile written by `depthwidth calibrate --out`"
 
 @frozen
 class Profile:
-    """What a command needs of a profile: the accelerator, the training efficiency, the line to print."""
+    """What a command needs of a profile: the accelerator, the training and serving efficiencies (None:
+    that section is absent, so the model's own), the line to print."""
 
     accelerator: str
-    efficiency: float
+    efficiency: float | None
     calibrated_on: str
+    serving_efficiency: float | None = None
 
 
 def profile_json(record: dict) -> bytes:
@@ -56,7 +59,10 @@ def read_profile(path: str, gpu: str) -> Profile:
     if model.accelerator != gpu:
         raise InputError("--profile", path, f"was calibrated on {model.accelerator}, and this run is on {gpu}: a profile holds "
                                             "for the accelerator it was measured on; calibrate on this one")
-    return Profile(model.accelerator, model.training.efficiency, model.calibrated_on)
+    if model.training is None and model.serving is None:
+        raise InputError("--profile", path, f"holds neither a training nor a serving section; expected {HINT}")
+    return Profile(model.accelerator, None if model.training is None else model.training.efficiency, model.calibrated_on,
+                   None if model.serving is None else model.serving.efficiency)
 
 
 def _validated(data: bytes, path: str):

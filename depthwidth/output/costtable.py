@@ -89,6 +89,9 @@ def calibrate_tables(records):
 
     for r in records:
         m = r["measurement"]
+        if "serving_efficiency" in r:
+            yield _serving_calibration(r, _table)
+            continue
         interval = ("none (one measurement has no spread)" if r["efficiency_low"] is None else
                     f"{r['efficiency_low']:.3f} .. {r['efficiency_high']:.3f} (10th-90th percentile steps)")
         measured = f"{r['measured_step_seconds']:.4g} s/step" + (
@@ -107,3 +110,15 @@ def calibrate_tables(records):
                                  + ("" if r["train_days"] is None else f", {r['train_days']:,.1f} days for {r['tokens']:.3g} tokens")],
             ["profile", r["profile"] or "not written (--out FILE writes it, for --profile)"],
         ], show_header=False)
+
+
+def _serving_calibration(r, _table):
+    """`calibrate` of a serving measurement: what was measured, the fitted efficiency, decode before and after."""
+    return _table(f"Serving calibration of {r['shape']} ({r['arch']}) on {r['serving_tp']} {r['gpu']}", ["", ""], [
+        ["measured", r["measurement"]["source"]],
+        ["run", f"batch {r['batch']:,}, cache {r['context']:,} tokens, tensor-parallel {r['serving_tp']}"],
+        ["model out of the box", f"{r['decode_seconds_per_token_before'] * 1e3:.4g} ms per output token"],
+        ["fitted efficiency", f"{r['serving_efficiency']:.4f} (modelled over measured decode step; one measurement: no interval)"],
+        ["calibrated model", f"{r['decode_seconds_per_token'] * 1e3:.4g} ms per output token"],
+        ["profile", r["profile"] or "not written (--out FILE writes it, for --profile)"],
+    ], show_header=False)

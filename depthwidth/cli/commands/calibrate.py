@@ -3,7 +3,10 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from ..options import BLOCK, TRAIN, Arch, BlockOptions, Field, Fmt, Format, KvHeads, TrainOptions
+from ..options import BLOCK, TRAIN, Arch, Batch, BlockOptions, Field, Fmt, Format, KvHeads, TrainOptions
+
+TRAINING = ("--step-seconds", "--tokens-per-second", "--log")
+SERVING = ("--decode-tokens-per-second", "--time-per-output-token", "--serving-log")
 
 
 def command(
@@ -20,6 +23,15 @@ def command(
                                                "llm-foundry) or a Hugging Face trainer_state.json; '-' reads standard input.")] = None,
     warmup: Annotated[Optional[int], typer.Option("--warmup", help="Log readings to skip at the start. Default: the format's own "
                                                   "warm-up (docs/performance.md, \"Calibration\").", min=0, max=1 << 20)] = None,
+    decode_tokens_per_second: Annotated[Optional[str], typer.Option(
+        "--decode-tokens-per-second", help="Measured (serving): decode tokens per second of the whole batch (--batch sequences at a "
+        "cache of --context tokens, at --tp or the serving degree).")] = None,
+    time_per_output_token: Annotated[Optional[str], typer.Option(
+        "--time-per-output-token", help="Measured (serving): seconds per output token of one sequence (a decode step).")] = None,
+    serving_log: Annotated[Optional[str], typer.Option(
+        "--serving-log", help="Measured (serving): the output of vLLM's benchmark_serving.py or benchmark_latency.py, or "
+        "TensorRT-LLM's gptSessionBenchmark; '-' reads standard input.")] = None,
+    batch: Batch = 1,
     out: Annotated[Optional[str], typer.Option("--out", "-o", help="Write the profile to this JSON file (for --profile).")] = None,
     format: Fmt = Format.table,
     field: Field = None,
@@ -36,11 +48,11 @@ def command(
     if train.profile is not None or train.mfu is not None:
         given = "--profile" if train.profile is not None else "--mfu"
         raise InputError(given, train.profile or train.mfu, "calibrate fits the efficiency itself: give the run, not a profile or an MFU")
-    measured = [(name, value) for name, value in (("--step-seconds", step_seconds), ("--tokens-per-second", tokens_per_second),
-                                                  ("--log", log)) if value is not None]
+    given = zip(TRAINING + SERVING, (step_seconds, tokens_per_second, log, decode_tokens_per_second, time_per_output_token, serving_log))
+    measured = [(name, value) for name, value in given if value is not None]
     if len(measured) != 1:
         raise InputError("measurement", " ".join(n for n, _ in measured) or "(none)",
-                         "expected one of --step-seconds, --tokens-per-second or --log")
+                         "expected one of " + ", ".join(TRAINING) + " (training) or " + ", ".join(SERVING) + " (serving)")
     if warmup is not None and log is None:
         raise InputError("--warmup", warmup, "skips readings of a --log; a single measurement has none")
     spec, fixed, _ = train_run(train)
@@ -48,7 +60,10 @@ def command(
                           dict(kv_heads=kv_heads, **block._asdict()))
     if len(named) != 1:
         raise InputError("shapes", " ".join(n for n, _ in named) or "(none)", "expected the one shape that ran (a shape, a model name or --config)")
-    record, profile = _calibrated(named[0], spec, fixed, measured[0], warmup)
+    if measured[0][0] in SERVING:
+        record, profile = _serving_calibrated(named[0], spec, train.tp, batch, measured[0])
+    else:
+        record, profile = _calibrated(named[0], spec, fixed, measured[0], warmup)
     if out is not None:
         from ...loop.profiles import write_profile
 
@@ -96,6 +111,43 @@ def _calibrated(named, spec, fixed, measured, warmup) -> tuple[dict, dict]:
               "mfu_before": before["mfu"], "step_seconds": after["step_seconds"], "mfu": after["mfu"],
               "tokens_per_second": after["tokens_per_second"], "tokens": spec.tokens, "train_days": after["train_days"],
               "calibrated_on": label, "profile": None}
+    return record, profile
+
+
+def _serving_calibrated(named, spec, tp, batch: int, measured) -> tuple[dict, dict]:
+    """(the command's record, the profile) of a measured serving figure: the serving efficiency, modelled
+    over measured decode step (``cost.serve_calibrate``), at ``tp`` (None: the serving degree)."""
+    from dataclasses import replace
+
+    from ...arch.hardware import accelerator
+    from ...cost.serve import serving, serving_tp
+    from ...cost.serve_calibrate import ServingMeasurement, fit_efficiency, parse_serving_log, serving_profile
+    from ..inputs import bounded_number
+
+    name, arch = named
+    hw, (option, text) = accelerator(spec.gpu), measured
+    if option == "--serving-log":
+        from ...userfile import read_text
+
+        content, _ = read_text(text, option, "a serving benchmark's output, or - for standard input")
+        m = parse_serving_log(content)
+        m = replace(m, source=f"--serving-log {text} ({m.source})", batch=m.batch or batch)
+        context = None if m.input_tokens is not None else spec.context  # the log's own lengths (input + output / 2), else --context
+    else:
+        value = bounded_number(text, option, 1e30, "expected a positive number, such as " + ("2500" if option == "--decode-tokens-per-second" else "0.012"))
+        step = value if option == "--time-per-output-token" else batch / value
+        m = ServingMeasurement(f"{option} {text} (batch {batch}, cache {spec.context:,} tokens)", batch, time_per_output_token=step)
+        context = spec.context
+    degree = serving_tp(arch, hw, context or spec.context, m.batch or 1, tp)
+    efficiency = fit_efficiency(arch, hw, degree, m, context)
+    cache = context or int((m.input_tokens or 0) + (m.output_tokens or 0) / 2)
+    before, after = (serving(arch, hw, cache, m.batch or 1, degree, e)["decode_seconds_per_token"] for e in (1.0, efficiency))
+    label = f"{name} ({arch.family}) served on {degree} {hw.name}, batch {m.batch or 1}: {m.source}"
+    profile = {"format": "depthwidth-profile/1", "accelerator": hw.name, "calibrated_on": label,
+               "serving": serving_profile(efficiency, m, hw.name, degree, name)}
+    record = {"shape": name, "arch": arch.family, "gpu": hw.name, "serving_tp": degree, "batch": m.batch or 1, "context": cache,
+              "measurement": {"kind": option[2:], "source": m.source}, "serving_efficiency": efficiency,
+              "decode_seconds_per_token_before": before, "decode_seconds_per_token": after, "calibrated_on": label, "profile": None}
     return record, profile
 
 
