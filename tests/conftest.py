@@ -56,6 +56,18 @@ def run_sub(args: list[str], input: str | bytes | None = None, timeout: float = 
     return Outcome(proc.returncode, proc.stdout.decode(), proc.stderr.decode())
 
 
+def section(text: str, label: str) -> str:
+    """The text of a screen's labelled block ("why", "run"...), its wrapped lines joined by spaces."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(label + " "))
+    body = [lines[start][8:]]
+    for line in lines[start + 1:]:
+        if not line.startswith(" " * 8):
+            break
+        body.append(line.strip())
+    return " ".join(body)
+
+
 def assert_finite_json_text(text: str) -> None:
     """Machine output never spells a non-finite number."""
     assert "NaN" not in text and "Infinity" not in text, text[:500]

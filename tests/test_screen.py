@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+from conftest import section
+
 DONE_WHEN = (["--params", "1e9"], ["--params", "7e9", "--arch", "llama", "--tokens", "2e12", "--gpus", "512"],
              ["--params", "3e8", "--arch", "llama", "--gpus", "8"])
 
@@ -21,18 +23,6 @@ def plan(*args, columns=80):
 def record(*args):
     [r] = json.loads(plan(*args, "--format", "json"))
     return r
-
-
-def section(text: str, label: str) -> str:
-    """The text of a labelled block ("why", "run"...), its wrapped lines joined by spaces."""
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(label + " "))
-    body = [lines[start][8:]]
-    for line in lines[start + 1:]:
-        if not line.startswith(" " * 8):
-            break
-        body.append(line.strip())
-    return " ".join(body)
 
 
 def table(text: str) -> list[dict]:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run
+from conftest import run, section
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests" / "configs").glob("*.json") if p.name != "not-a-config.json")
@@ -56,17 +56,6 @@ def _json(args, monkeypatch):
     return json.loads(screen([*args, "--format", "json"], monkeypatch))
 
 
-def _section(text: str, label: str) -> str:
-    lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(label + " "))
-    body = [lines[start][8:]]
-    for line in lines[start + 1:]:
-        if not line.startswith(" " * 8):
-            break
-        body.append(line.strip())
-    return " ".join(body)
-
-
 def _row(text: str, label: str) -> list[str]:
     """The cells of the side-by-side row ``label`` (cells two or more spaces apart)."""
     import re
@@ -92,7 +81,7 @@ def test_compare_names_the_shape_to_train_with_costs_figures(deep, shallow, toke
     assert sides[0]["params_nonembedding"] == sides[1]["params_nonembedding"]  # one size: one target for both commands
     assert max(times) > 1.1 * min(times), "a clear pick, beyond a near tie"
     pick = times.index(min(times))
-    assert _section(text, "train").startswith(f"{names[pick]} ({['deep', 'shallow'][pick]}):")
+    assert section(text, "train").startswith(f"{names[pick]} ({['deep', 'shallow'][pick]}):")
     assert ("no --tokens: 20/param" in text) is (tokens is None)
     loss = _row(text, "loss vs best [95%]")
     days = [cell.split()[0] for cell in _row(text, next(line.split("  ")[0] for line in text.splitlines() if line.startswith("days at ")))]
@@ -106,10 +95,10 @@ def test_compare_names_the_shape_to_train_with_costs_figures(deep, shallow, toke
 
 def test_compare_theory_sentence_says_what_is_proven(monkeypatch):
     proven = screen(["compare", "--deep", "24x1024x16", "--shallow", "2x1000x16"], monkeypatch)
-    assert _section(proven, "theory").startswith("proven: 24x1024 can express functions 2x1000 cannot")
-    assert "not proven: that it trains to a lower loss" in _section(proven, "theory")
+    assert section(proven, "theory").startswith("proven: 24x1024 can express functions 2x1000 cannot")
+    assert "not proven: that it trains to a lower loss" in section(proven, "theory")
     overlap = screen(["compare", "--deep", "12x768", "--shallow", "6x1086"], monkeypatch)
-    assert _section(overlap, "theory").startswith("nothing is proven either way")
+    assert section(overlap, "theory").startswith("nothing is proven either way")
 
 
 def test_compare_explain_holds_the_detail(monkeypatch):
