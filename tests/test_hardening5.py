@@ -120,7 +120,7 @@ def test_one_mfu_range_in_every_command(args):
 def test_compare_warns_when_the_stages_do_not_divide_a_depth():
     """--pp's help: "one that does not divide a depth is warned about"; compare --pp 7 on 12 and 6
     layers said nothing (7 > 6 is now an error, above), --pp 5 divides neither."""
-    assert "is warned about" in " ".join(run(["compare", "--help"]).stdout.split())
+    assert "is warned about by cost, compare and inspect" in " ".join(run(["compare", "--help"]).stdout.split())
     out = run(["compare", "--deep", "12x768", "--shallow", "6x1024", "--pp", "5"])
     assert out.code == 0
     said = warnings_of(out)

@@ -218,7 +218,7 @@ def test_costs_without_gpus_have_no_days_and_tokens_alone_are_the_budget():
     assert all("tokens" not in r and "train_flops" not in r for r in plain)
     header = ok("sweep", "--params", "1e9", "--count", "2", "--tokens", "2e10", "--format", "csv").stdout.splitlines()[0]
     assert "tokens,train_flops,train_gpu_hours,train_days,train_memory_per_gpu_bytes,fits_on_gpu,kv_cache_bytes_per_sequence,mfu," in header
-    assert header.endswith("decode_seconds_per_token,loss")  # the performance model's fields (issue 30), loss last
+    assert header.endswith("decode_seconds_per_token,calibrated_on,loss")  # the performance model's fields, the profile, loss last
     rows = json.loads(ok("sweep", "--tokens", "2e10", "--arch", "llama", "--count", "2", "--format", "json").stdout)
     assert all(r["train_days"] is None and 0 < r["mfu"] < 1 and r["layout"]["dp"] * r["layout"]["tp"] * r["layout"]["pp"] == 8
                for r in rows)  # searched on one node of 8 H100s; no --gpus: no days

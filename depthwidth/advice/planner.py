@@ -89,7 +89,7 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     from ..cost.loss import fitted_range, optimal_depth
     from ..cost.billed import BILLED_NOTE, BILLED_RATIO
     from ..cost.modeled import MODEL_FIELDS
-    from ..cost.fields import empty_cost_fields
+    from ..cost.fields import COST_FIELDS
 
     options = (options or PlanOptions()).at_budget(budget)
     if options.rule_file:
@@ -157,7 +157,7 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     built = [candidate(s, options.context, options.reading, {**cost.fields(s.arch), **cost.loss_fields(s.arch, s.params, budget, loss_model),
                                                              **cost.model_fields(s.arch)}, lo <= s.arch.depth <= hi) for s in shapes]
     arch = planned.arch
-    planned_costs = cost.fields(arch) if arch.depth >= stages else empty_cost_fields()
+    planned_costs = cost.fields(arch) if arch.depth >= stages else dict.fromkeys(COST_FIELDS)  # too shallow for the stages
     record = bounds(arch.depth, arch.width, arch.heads, options.reading)
     fields, _ = block_fields(arch, context=options.context)
     rec_counts = counts(rec)

@@ -82,23 +82,16 @@ Gpu = Annotated[str, typer.Option("--gpu", help="Accelerator for memory and time
 Gpus = Annotated[Optional[int], typer.Option("--gpus", help="GPUs training together (a multiple of tp x pp): gives wall-clock days and the "
                                                             "data-parallel degree ZeRO shards over. Default: none (no days; data parallel 1).",
                                              min=1, max=1 << 24)]
-Pp = Annotated[int, typer.Option("--pp", help="Pipeline-parallel degree, stages of ceil(L/pp) layers: at most the depth of every "
-                                              "shape (more is an error), and one that does not divide a depth is warned about. "
-                                              "Default 1.", min=1, max=1 << 12)]
-Zero = Annotated[int, typer.Option("--zero", help="ZeRO stage 0-3 over the data-parallel GPUs (1 shards the optimizer states). Default 1.",
-                                   min=0, max=3)]
-Recompute = Annotated[str, typer.Option("--recompute", help="Activation recomputation: none, selective (default; what FlashAttention "
-                                                            "gives) or full (Korthikanti et al. 2022).")]
 # --mfu: one range in every command (arch.hardware.MIN_MFU to 1), read as text (a float option loads Pydantic
 # through Typer) and parsed by training.mfu_rate
 MFU_RANGE = f"from {MIN_MFU:g} to 1"
-MfuText = Annotated[str, typer.Option("--mfu", help=f"Model FLOPs utilization for GPU-hours and days, {MFU_RANGE}. Default 0.4.")]
 # plan and sweep time every shape by the performance model in its best layout: what is given is fixed, the rest searched
 SearchPp = Annotated[Optional[int], typer.Option("--pp", help="Pipeline-parallel degree (default: searched). Shapes with fewer "
                                                               "layers are left out of plan's pick and candidates (more than the "
-                                                              "deepest is an error) and refused as sweep rows; one that does not "
-                                                              "divide a depth is costed with its most loaded stage of ceil(L/pp) "
-                                                              "layers.", min=1, max=1 << 12)]
+                                                              "deepest is an error), refused as sweep rows and an error in cost, "
+                                                              "compare and inspect; one that does not divide a depth is costed "
+                                                              "with its most loaded stage of ceil(L/pp) layers and is warned about "
+                                                              "by cost, compare and inspect.", min=1, max=1 << 12)]
 SearchZero = Annotated[Optional[int], typer.Option("--zero", help="ZeRO stage 0-3 (default: searched).", min=0, max=3)]
 SearchRecompute = Annotated[Optional[str], typer.Option("--recompute", help="Activation recomputation: none, selective or full "
                                                                             "(default: searched).")]
@@ -125,9 +118,6 @@ ClusterGpus = Annotated[Optional[int], typer.Option("--gpus", help="GPUs trainin
                                                                    "inspect then give no wall-clock days).", min=1, max=1 << 24)]
 ProfileFile = Annotated[Optional[str], typer.Option("--profile", help="A calibration profile written by `depthwidth calibrate --out`: "
                                                                       "time from the efficiency measured on your own run (same --gpu).")]
-CostTp = Annotated[Optional[int], typer.Option("--tp", help="Tensor-parallel degree: memory per GPU is split by it, and every shape that "
-                                                            "cannot shard this many ways gets a warning. Default: 1 (no check).",
-                                               min=1, max=1 << 12)]
 
 
 class Group:
