@@ -93,6 +93,13 @@ def parse_serving_log(text: str) -> ServingMeasurement:
     raise InputError("--serving-log", (text.strip().splitlines() or [""])[0][:60], f"a line of {FORMATS}")
 
 
+def measured_cache(measurement: ServingMeasurement, context: float | None = None) -> float | None:
+    """The cache length a measured decode step is compared at: ``context`` when given, else the run's
+    input + output / 2 (the mean cache over its decode steps); None when neither is known."""
+    m = measurement
+    return context if context is not None else ((m.input_tokens or 0) + (m.output_tokens or 0) / 2 or None)
+
+
 def fit_efficiency(arch, hw, tp: int, measurement: ServingMeasurement, context: int | None = None,
                    replicated_head: bool = False) -> float:
     """The serving efficiency that makes the model reproduce ``measurement``: modelled decode step over
@@ -104,8 +111,7 @@ def fit_efficiency(arch, hw, tp: int, measurement: ServingMeasurement, context: 
     m = measurement
     batch = m.batch or 1
     if m.time_per_output_token is not None:
-        if context is None:
-            context = (m.input_tokens or 0) + (m.output_tokens or 0) / 2 or None
+        context = measured_cache(m, context)
         if context is None:
             raise InputError("--context", None, "the cache length of the measured decode step (the log does not give it)")
         measured = m.time_per_output_token

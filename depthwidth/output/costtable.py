@@ -90,7 +90,7 @@ def calibrate_tables(records):
     for r in records:
         m = r["measurement"]
         if "serving_efficiency" in r:
-            yield _serving_calibration(r, _table)
+            yield _serving_calibration(r)
             continue
         interval = ("none (one measurement has no spread)" if r["efficiency_low"] is None else
                     f"{r['efficiency_low']:.3f} .. {r['efficiency_high']:.3f} (10th-90th percentile steps)")
@@ -112,8 +112,10 @@ def calibrate_tables(records):
         ], show_header=False)
 
 
-def _serving_calibration(r, _table):
+def _serving_calibration(r):
     """`calibrate` of a serving measurement: what was measured, the fitted efficiency, decode before and after."""
+    from .tables import _table
+
     return _table(f"Serving calibration of {r['shape']} ({r['arch']}) on {r['serving_tp']} {r['gpu']}", ["", ""], [
         ["measured", r["measurement"]["source"]],
         ["run", f"batch {r['batch']:,}, cache {r['context']:,} tokens, tensor-parallel {r['serving_tp']}"],

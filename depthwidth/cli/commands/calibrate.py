@@ -48,8 +48,8 @@ def command(
     if train.profile is not None or train.mfu is not None:
         given = "--profile" if train.profile is not None else "--mfu"
         raise InputError(given, train.profile or train.mfu, "calibrate fits the efficiency itself: give the run, not a profile or an MFU")
-    given = zip(TRAINING + SERVING, (step_seconds, tokens_per_second, log, decode_tokens_per_second, time_per_output_token, serving_log))
-    measured = [(name, value) for name, value in given if value is not None]
+    options = zip(TRAINING + SERVING, (step_seconds, tokens_per_second, log, decode_tokens_per_second, time_per_output_token, serving_log))
+    measured = [(name, value) for name, value in options if value is not None]
     if len(measured) != 1:
         raise InputError("measurement", " ".join(n for n, _ in measured) or "(none)",
                          "expected one of " + ", ".join(TRAINING) + " (training) or " + ", ".join(SERVING) + " (serving)")
@@ -121,7 +121,7 @@ def _serving_calibrated(named, spec, tp, batch: int, measured) -> tuple[dict, di
 
     from ...arch.hardware import accelerator
     from ...cost.serve import serving, serving_tp
-    from ...cost.serve_calibrate import ServingMeasurement, fit_efficiency, parse_serving_log, serving_profile
+    from ...cost.serve_calibrate import ServingMeasurement, fit_efficiency, measured_cache, parse_serving_log, serving_profile
     from ..inputs import bounded_number
 
     name, arch = named
@@ -138,14 +138,15 @@ def _serving_calibrated(named, spec, tp, batch: int, measured) -> tuple[dict, di
         step = value if option == "--time-per-output-token" else batch / value
         m = ServingMeasurement(f"{option} {text} (batch {batch}, cache {spec.context:,} tokens)", batch, time_per_output_token=step)
         context = spec.context
-    degree = serving_tp(arch, hw, context or spec.context, m.batch or 1, tp)
-    efficiency = fit_efficiency(arch, hw, degree, m, context)
-    cache = context or int((m.input_tokens or 0) + (m.output_tokens or 0) / 2)
-    before, after = (serving(arch, hw, cache, m.batch or 1, degree, e)["decode_seconds_per_token"] for e in (1.0, efficiency))
+    cache = measured_cache(m, context)
+    degree = serving_tp(arch, hw, cache, m.batch or 1, tp)
+    efficiency = fit_efficiency(arch, hw, degree, m, cache)
+    before = serving(arch, hw, cache, m.batch or 1, degree)["decode_seconds_per_token"]
+    after = before / efficiency  # serve.serving divides the modelled step by the efficiency
     label = f"{name} ({arch.family}) served on {degree} {hw.name}, batch {m.batch or 1}: {m.source}"
     profile = {"format": "depthwidth-profile/1", "accelerator": hw.name, "calibrated_on": label,
                "serving": serving_profile(efficiency, m, hw.name, degree, name)}
-    record = {"shape": name, "arch": arch.family, "gpu": hw.name, "serving_tp": degree, "batch": m.batch or 1, "context": cache,
+    record = {"shape": name, "arch": arch.family, "gpu": hw.name, "serving_tp": degree, "batch": m.batch or 1, "context": int(cache),
               "measurement": {"kind": option[2:], "source": m.source}, "serving_efficiency": efficiency,
               "decode_seconds_per_token_before": before, "decode_seconds_per_token": after, "calibrated_on": label, "profile": None}
     return record, profile

@@ -45,8 +45,9 @@ def command(
     tables = None
     if format.value == "table" and field is None:  # the screen's pick: the plan's loss and performance models
         from ...output.compare_screen import compare_tables
-        from ..screens import compare_which
+        from ...advice.which import which as pick_one
 
-        which = compare_which(spec, fixed, rate, [("deep", deep, deep_arch), ("shallow", shallow, shallow_arch)])
+        # the layout fields given are fixed, the rest searched; a flat --mfu (rate) times both runs at it
+        which = pick_one([("deep", deep, deep_arch), ("shallow", shallow, shallow_arch)], spec, fixed, rate is None)
         tables = lambda record: compare_tables(record, which, explain)
     emit(report, format.value, field, tables)
