@@ -14,8 +14,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from depthwidth.advice.evidence import (COVER, KAPLAN_NOTE, PREFERENCES, SIMILAR_SIZE, depth_band, evidence_records, pick,
-                                 practice_scatter, score_shapes)
+from depthwidth.advice.evidence import (COVER, KAPLAN_NOTE, PREFERENCES, SHIPPED_SPREAD, SIMILAR_SIZE, depth_band,
+                                        evidence_records, pick, score_shapes)
 from depthwidth.advice.rules import FIT, PRACTICE, REGISTRY
 
 CATALOG = Path(__file__).resolve().parents[1] / "depthwidth" / "arch" / "catalog.json"
@@ -49,8 +49,8 @@ def test_band_contains_published_depths_leave_one_out():
         lo, hi = band.depth_band
         hits.append(lo <= row["depth"] <= hi)
         ratios.append(hi / lo)
-    assert sum(hits) / len(hits) >= 0.75
-    assert statistics.median(ratios) <= 2.0
+    assert sum(hits) / len(hits) >= COVER  # issue 46: the band is fitted to hold 85% of them, each left out
+    assert statistics.median(ratios) <= 2.1  # measured 2.04 (tests/test_evidence_band.py: the held-out table)
 
 
 def test_leave_one_out_also_drops_rules_built_from_the_model():
@@ -130,14 +130,20 @@ def test_band_never_below_the_floor():
     assert any("minimal depth 40" in n for n in band.notes)
 
 
-def test_band_is_the_shortest_cover_widened_by_the_practice_scatter():
-    band = depth_band(7e9, minimal_depth(7e9))
-    used = sorted(e.depth for e in band.evidence if e.used)
-    k = math.ceil(COVER * len(used))
-    start = min(range(len(used) - k + 1), key=lambda i: used[i + k - 1] / used[i])
-    s = practice_scatter()
-    assert 0.08 < s < 0.11  # Table A9's depths scatter about ±10% around their fit
-    assert band.depth_band == (math.floor(used[start] * math.exp(-s)), math.ceil(used[start + k - 1] * math.exp(s)))
+def test_band_is_the_weighted_centre_widened_by_the_fitted_spread():
+    """docs/evidence.md step 3, written out here: rules weigh 1, a published model of size s weighs
+    exp(-(ln(s/N)/ln 2)²/2); the band is exp(mu ± q·s) with s² = sigma(N)²·(1 + 1/n_eff) + (gap·D)²."""
+    budget = 7e9
+    band = depth_band(budget, minimal_depth(budget))
+    used = [e for e in band.evidence if e.used]
+    weights = [1.0 if e.kind != "published" else math.exp(-0.5 * (math.log(e.size / budget) / math.log(2)) ** 2) for e in used]
+    mu = sum(w * math.log(e.depth) for w, e in zip(weights, used)) / sum(weights)
+    n_eff = sum(weights) ** 2 / sum(w * w for w in weights)
+    distance = min(0.0 if e.kind != "published" else abs(math.log(e.size / budget)) for e in used)
+    sigma = math.exp(SHIPPED_SPREAD.c0 + SHIPPED_SPREAD.c1 * (math.log(budget) - SHIPPED_SPREAD.x0))
+    half = SHIPPED_SPREAD.q * math.sqrt(sigma**2 * (1 + 1 / n_eff) + (SHIPPED_SPREAD.gap * distance) ** 2)
+    assert band.depth_band == (math.floor(math.exp(mu - half)), math.ceil(math.exp(mu + half)))
+    assert SHIPPED_SPREAD.cover == COVER == 0.85
 
 
 # ---- the pick: the minimum of a cost model written here

@@ -5,9 +5,11 @@ No single rule is the answer (reference card, "How a recommendation is made"). F
 - evidence: what each registered rule of kind fit or practice gives at N (``rules.py``), flagged in
   range or not and verified or not, and what the catalogue's published decoder language models of
   similar size trained (``catalog.json``), each carried to N at its own aspect ratio d/L;
-- band [lo, hi]: the shortest depth interval holding ``COVER`` of the used evidence (in range,
-  verified), widened on each side by the scatter of trained depths at one size (``practice_scatter``),
-  to whole layers, never below the floor;
+- band [lo, hi]: a prediction interval for the depth a published model of size N trains at
+  (``bandfit.py``): centred on the weighted mean of the used evidence's ln depths (published models
+  weighted by their distance in size), as wide as ``COVER`` of the catalogue's own models needed when
+  each was left out of its own band (size-dependent spread, conformal factor), wider where the
+  evidence lies far in size; to whole layers, never below the floor;
 - pick: the cheapest valid shape inside the band by a cost function the caller supplies
   (``costs.run_costs``; injected, so this module never imports the planner or the cost model).
 
@@ -20,13 +22,16 @@ from __future__ import annotations
 import math
 from typing import Callable, Iterable
 
+from functools import lru_cache
+
 from . import published
+from .bandfit import Spread, fit_spread, log_kernel_weight, weighted_centre
 from .rule_type import _crossing
 from .rules import FIT, PRACTICE, REGISTRY, loglog_fit
 from ..theory.frozen import frozen
 
 SIMILAR_SIZE = 2.0  # catalogue models within this factor of the budget (in 12·L·d²) count as similar
-COVER = 0.75  # the band holds this share of the used evidence (the shortest such interval)
+COVER = 0.85  # the band's target: the share of published models' depths it holds (issue 46), conformal
 WIDEN = (2.0, 4.0, 8.0, 16.0, 64.0, 1e3, math.inf)  # windows tried, in order, until some evidence is used
 PREFERENCES = ("train", "serve", "balanced")
 DEFAULT_PREFERENCE = "balanced"
@@ -36,17 +41,11 @@ KAPLAN_NOTE = ("Kaplan et al. 2020 (arXiv 2001.08361, Figure 5 and Section 3.1):
                "against its speed (time to the best shape's loss; docs/loss.md)")
 
 
-def practice_scatter(shapes=published.CHINCHILLA_A9) -> float:
-    """Standard deviation of ln L about the log-log fit L = k·N^beta over Chinchilla's Table A9 shapes
-    (Hoffmann et al. 2022): how far apart one team's trained depths lie at one size (about 0.096,
-    i.e. ±10% in depth). The band is widened by it on each side."""
-    k, beta = loglog_fit(shapes)
-    residuals = [math.log(L) - math.log(k * params_12(L, d) ** beta) for L, d in shapes]
-    return math.sqrt(sum(r * r for r in residuals) / len(residuals))
-
-
 # Registry rules built from catalogue models: leaving one of these models out leaves the rule out too.
-RULE_MODELS = {"llama3-practice": ("llama3-8b", "llama3-70b", "llama3-405b")}
+# (The MobileLLM, MiniCPM and DeepSeek names are rows of tests/data/published_dense_2023_26.json, not of the catalogue.)
+RULE_MODELS = {"llama3-practice": ("llama3-8b", "llama3-70b", "llama3-405b"),
+               "mobilellm": ("mobilellm-125m", "mobilellm-350m", "mobilellm-600m", "mobilellm-1b", "mobilellm-1.5b"),
+               "minicpm": ("minicpm-1.2b", "minicpm-2.4b"), "deepseek-llm": ("deepseek-llm-7b", "deepseek-llm-67b")}
 
 
 @frozen
@@ -63,6 +62,7 @@ class Evidence:
     status: str  # verified | second-hand | unverified (the weakest constant; "verified" for a published shape)
     source: str
     note: str
+    size: float | None = None  # a published model's own 12·L·d² (None for a rule: it answers at the budget)
 
 
 @frozen
@@ -145,54 +145,89 @@ def model_evidence(budget: float, width_at_depth, window: float, exclude: Iterab
         note = (f"trained {model.depth}x{model.width} at 12·L·d² = {size:.3g} (d/L {model.width / model.depth:.0f}); "
                 "same d/L at this budget" + ("" if in_range else f": beyond the similar-size factor {SIMILAR_SIZE:g}"))
         out.append(Evidence(f"model:{model.name}", "published", depth, width, in_range, True, True, "verified",
-                            model.source, note))
+                            model.source, note, size))
     return out
 
 
-def shortest_cover(depths: list[float], cover: float = COVER) -> tuple[float, float]:
-    """The shortest interval (in log depth) holding ceil(cover·n) of the depths."""
-    ordered = sorted(depths)
-    k = max(1, math.ceil(cover * len(ordered)))
-    spans = [(math.log(ordered[i + k - 1] / ordered[i]), i) for i in range(len(ordered) - k + 1)]
-    _, start = min(spans)
-    return ordered[start], ordered[start + k - 1]
+def used_evidence(budget: float, width_at_depth, exclude: Iterable[str] = (), models=None):
+    """(every piece considered, the used pieces, the similar-size window that was needed): the rules,
+    then the published models within a window of the budget, the window doubling (``WIDEN``) until
+    some piece is used."""
+    rules = rule_evidence(budget, width_at_depth, exclude)
+    for window in WIDEN:
+        found = model_evidence(budget, width_at_depth, window, exclude, models)
+        used = [e for e in rules + found if e.used]
+        if used:
+            return rules + found, used, window
+    return rules + found, used, window
+
+
+def centre(used: list[Evidence], budget: float) -> tuple[float, float, float]:
+    """(mu, n_eff, distance) of the used evidence (``bandfit``): the weighted mean of ln depth, its
+    effective count, and the distance in ln size to the nearest piece (0 when a rule answers at N)."""
+    points = [(math.log(e.depth), 0.0 if e.size is None else log_kernel_weight(e.size, budget)) for e in used]
+    mu, n_eff = weighted_centre(points)
+    distance = min(0.0 if e.size is None else abs(math.log(e.size / budget)) for e in used)
+    return mu, n_eff, distance
+
+
+# practice_spread() as fitted on the committed catalogue (tests/test_evidence_band.py refits and compares):
+# shipped so that a plan does not refit 43 leave-one-out bands (1-2 s) at every start.
+SHIPPED_SPREAD = Spread(c0=-1.59712, c1=-0.119532, x0=22.687412, q=1.55997, gap=0.107205, cover=COVER, n=43)
+
+
+def fit_practice_spread(models, cover: float = COVER, exclude: Iterable[str] = ()) -> Spread:
+    """The band's spread fitted on published ``models`` (``bandfit.fit_spread``): each model's depth
+    against the centre of the evidence at its own 12·L·d² with itself (and any rule built from it, and
+    the names in ``exclude``) left out, with the paper's block there (width sqrt(N/12L))."""
+    points = []
+    for model in models:
+        size = params_12(model.depth, model.width)
+        _, used, _ = used_evidence(size, paper_width(size), (model.name, *exclude), models)
+        mu, n_eff, distance = centre(used, size)
+        points.append((math.log(size), math.log(model.depth) - mu, n_eff, distance))
+    _, beta = loglog_fit([(m.depth, m.width) for m in models])
+    return fit_spread(points, beta, cover)
+
+
+@lru_cache(maxsize=None)
+def practice_spread(cover: float = COVER) -> Spread:
+    """``fit_practice_spread`` on the catalogue's decoder LMs (what ``SHIPPED_SPREAD`` holds at ``COVER``)."""
+    return fit_practice_spread(published_models(), cover)
 
 
 def depth_band(budget: float, floor: int, width_at_depth: Callable[[float], float] | None = None,
-               exclude: Iterable[str] = (), models=None) -> Band:
+               exclude: Iterable[str] = (), models=None, spread: Spread | None = None) -> Band:
     """The consensus band at ``budget`` (non-embedding parameters of the caller's block).
 
     ``floor``: the theory's minimal depth. ``width_at_depth(L)``: the width spending the budget at
     depth L with the caller's block (default: the paper's 12·L·d²). ``exclude``: catalogue model
     names to leave out (leave-one-out checks; a rule built from such a model is left out too).
     ``models``: the published models to weigh (default ``published_models()``, the one read of
-    catalog.json; pass them in to keep the call free of I/O)."""
+    catalog.json; pass them in to keep the call free of I/O). The spread is the catalogue's fit
+    (``SHIPPED_SPREAD``) unless ``spread`` is given (a refit: another cover, other models)."""
     width_at_depth = width_at_depth or paper_width(budget)
-    exclude = tuple(exclude)
-    rules = rule_evidence(budget, width_at_depth, exclude)
+    evidence, used, window = used_evidence(budget, width_at_depth, tuple(exclude), models)
     notes = [KAPLAN_NOTE]
-    for window in WIDEN:
-        found = model_evidence(budget, width_at_depth, window, exclude, models)
-        used = [e for e in rules + found if e.used]
-        if used:
-            break
     if window > SIMILAR_SIZE:
         notes.append(f"no rule's range covers {budget:.3g} and no published model lies within a factor of "
                      f"{SIMILAR_SIZE:g}: the band comes from the nearest published models ("
                      + ("of any size" if math.isinf(window) else f"within a factor of {window:g}")
                      + ") at their own d/L, an extrapolation")
-    low, high = shortest_cover([e.depth for e in used])
-    scatter = practice_scatter()
-    low, high = low * math.exp(-scatter), high * math.exp(scatter)
+    mu, n_eff, distance = centre(used, budget)
+    spread = spread or SHIPPED_SPREAD
+    half = spread.half_width(budget, n_eff, distance)
+    low, high = math.exp(mu - half), math.exp(mu + half)
     lo = max(floor, math.floor(low))
     hi = max(lo, math.ceil(high))
     if lo > math.floor(low):
         notes.append(f"the evidence reaches down to depth {low:.1f}; the band starts at the theory's minimal depth {floor}")
-    inside = sum(1 for e in used if lo <= e.depth <= hi)
-    notes.append(f"band [{lo}, {hi}]: the shortest depth range holding {COVER:.0%} of the {len(used)} pieces of used "
-                 f"evidence ({inside} inside), widened by ±{scatter:.3f} in ln depth (the scatter of the depths "
-                 f"Chinchilla's Table A9 trained at one size), never below the minimal depth {floor}")
-    return Band(budget, floor, (lo, hi), tuple(rules + found), window, tuple(notes))
+    notes.append(f"band [{lo}, {hi}]: {math.exp(mu):.1f} layers (the weighted mean of {len(used)} pieces of used evidence, "
+                 f"{n_eff:.1f} effective) times/over e^{half:.2f}, an interval that held {spread.cover:.0%} of the "
+                 f"catalogue's {spread.n} published depths when each was left out (spread {spread.sigma(budget):.2f} in "
+                 f"ln depth at this size" + (f", widened for evidence {math.exp(distance):.1f}x away in size" if distance > math.log(SIMILAR_SIZE) else "")
+                 + f"; docs/evidence.md), never below the minimal depth {floor}")
+    return Band(budget, floor, (lo, hi), tuple(evidence), window, tuple(notes))
 
 
 # ---- the pick inside the band: cheapest by the caller's cost model
