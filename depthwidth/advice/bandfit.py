@@ -13,10 +13,11 @@ model of size N trains at:
 - extrapolation: carrying a model at its own d/L moves depth as N^(1/3); published practice moves
   as N^beta (beta from a log-log fit over the same models), so a centre built from models a distance
   D = min |ln(s/N)| away carries an error that grows as (1/3 - beta)·D.
-- half-width q·s, s² = sigma(N)²·(1 + 1/n_eff) + ((1/3 - beta)·D)², with q the split-conformal
-  quantile of the leave-one-out scores |r_i|/s_i: the ceil((n+1)·cover)-th smallest (Vovk et al. 2005;
-  Lei et al. 2018, "Distribution-free predictive inference for regression", JASA 113(523), Sec. 2).
-  Under exchangeability the interval holds a new model's depth with probability >= cover.
+- half-width q·s, s² = sigma(N)²·(1 + 1/n_eff) + ((1/3 - beta)·D)², with q the ceil((n+1)·cover)-th
+  smallest leave-one-out score |r_i|/s_i: the rank of split conformal prediction (Lei et al. 2018,
+  "Distribution-free predictive inference for regression", JASA 113(523):1094-1111, Algorithm 1),
+  applied to leave-one-out residuals (their jackknife variant, scores scaled by s as in their locally
+  weighted intervals), so the guarantee of >= cover for a new model is approximate, not exact.
 
 Pure: no I/O; SciPy is imported inside ``fit_spread`` only.
 """
