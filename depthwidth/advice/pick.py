@@ -95,15 +95,6 @@ class Costing:
 
         return time_floor(arch, self.ranking, self.fixed)
 
-    def ranked(self, arch, count: int, budget: int):
-        """The costs the consensus compares: GPU-hours and training memory scaled by budget / the
-        shape's count, so that no shape wins by spending less of the budget (every shape is within
-        the snapping tolerance of it); KV cache and depth as they are."""
-        costs = self.costs(arch)
-        scale = budget / count if count else 1.0
-        return replace(costs, train_gpu_hours=costs.train_gpu_hours * scale,
-                       train_memory_per_gpu_bytes=costs.train_memory_per_gpu_bytes * scale)
-
     def assess(self, arch, count: float, budget: float, loss_model=None, weigh_loss: bool = True):
         """The shape's penalty and time to the target loss (``target.assess``; memoized per shape)."""
         from .target import assess

@@ -30,7 +30,7 @@ from ..theory.separation import CONSISTENT, THRESHOLD, bounds, compare_pow3  # n
 from .threshold import MAX_PLAN_WIDTH, Theory, planned_shape, smallest_budget, theory_for  # noqa: F401 (the threshold rule's step)
 from ..theory.frozen import frozen
 
-DEFAULT_RULE = "consensus"  # recommend.CONSENSUS: the evidence band, then the cheapest valid shape in it
+DEFAULT_RULE = "consensus"  # pick.CONSENSUS: the evidence band, then the shape in it that reaches the best loss soonest
 
 
 @frozen

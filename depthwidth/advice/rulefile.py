@@ -26,8 +26,6 @@ from ..theory.frozen import frozen
 
 RULE_FORMAT = "depthwidth-rule/2"
 READ_FORMATS = ("depthwidth-rule/1", RULE_FORMAT)
-FORMS = ("levine", "power")
-GROUP_BY = ("params", "flops")
 NAME_PATTERN = re.compile(r"[a-z0-9-]+")
 
 

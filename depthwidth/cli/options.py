@@ -55,7 +55,7 @@ FfnMultiple = Annotated[Optional[int], typer.Option("--ffn-multiple", help="Feed
 Tp = Annotated[int, typer.Option("--tp", help="Tensor-parallel degree every shape must shard by (t | heads, t | ffn, KV heads compatible); "
                                                  "memory per GPU is split by it. Default 1.", min=1, max=1 << 12)]
 Rule = Annotated[str, typer.Option("--rule", help="The rule that gives the recommended shape: consensus (default: the evidence band, "
-                                                  "then the cheapest valid shape in it) or any rule of `depthwidth rules`.")]
+                                                  "then the valid shape in it that reaches the best shape's loss soonest) or any rule of `depthwidth rules`.")]
 RuleFile = Annotated[Optional[str], typer.Option("--rule-file", help="A rule fitted on your own sweep by `depthwidth fit --save` (used instead of --rule).")]
 Context = Annotated[int, typer.Option("--context", help="Context length T for FLOPs per token, activations and the KV cache per "
                                                          "sequence (and max_position_embeddings on export). Default 2048.", min=1, max=1 << 30)]

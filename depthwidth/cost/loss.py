@@ -76,7 +76,6 @@ BESIROGLU_2024 = LossLaw(
     "alpha 0.34781, beta 0.36585)")
 # Training tokens per parameter the shipped model's data span (Gemstones: 2B at 100B tokens to 48M at 350B)
 SHIPPED_TOKENS_PER_PARAM = (49.3, 7237.2)
-LAWS = {law.name: law for law in (HOFFMANN_2022, BESIROGLU_2024)}
 DEFAULT_LAW = HOFFMANN_2022
 
 

@@ -17,10 +17,6 @@ from .formats import fmt_count
 LABEL = 8  # the width of the left-hand labels ("answer", "run", "why", "floor")
 
 
-def _num(value, spec: str) -> str:
-    return "-" if value is None else format(value, spec)
-
-
 def _days(value) -> str:
     return "-" if value is None else f"{value:,.1f}" if value >= 1 else f"{value:.2g}"
 
