@@ -1,7 +1,7 @@
 """Pydantic models of the two Hugging Face files depthwidth reads: ``config.json`` (``ConfigFile``,
-checked by ``hfconfig.inspect_config``) and the Trainer's ``trainer_state.json`` (``TrainerState``,
-checked by ``results.eval_loss``). Imported only when such a file is read, never by ``plan`` or
-``bounds``.
+checked by ``config.inspect_config`` when ``read.plainly_valid`` cannot vouch for it) and the Trainer's
+``trainer_state.json`` (``TrainerState``, checked by ``results.eval_loss``). Imported only when such a
+file is read, never by ``plan`` or ``bounds``; a config that is plainly valid (most are) skips it.
 
 The models check the structure the readers rely on and keep every other key as it is
 (``extra="allow"``: a config holds hundreds of keys the tool does not read). Which key wins and the
@@ -17,7 +17,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from pydantic_core import PydanticCustomError
 
 from ..errors import InputError
-from .read import EXPECTED, EXPERTS_KEYS, MAX_SIZE, NESTED_KEYS, ROLES, shown
+from .read import EXPECTED, EXPERTS_KEYS, FLAG_KEYS, MAX_SIZE, NESTED_KEYS, ROLES, shown
 
 TRAINER_STATE = "a Hugging Face Trainer's trainer_state.json"
 
@@ -58,8 +58,6 @@ def _flag(value):
     raise PydanticCustomError("depthwidth", "is not true or false")
 
 
-FLAG_KEYS = ("tie_word_embeddings", "is_decoder", "multi_query", "multi_query_attention", "new_decoder_architecture",
-             "sinusoidal_pos_embds")  # read as yes/no by hfconfig and hflayers
 FiniteNumber = Annotated[float, Field(strict=True, allow_inf_nan=False), _says("a finite number")]
 
 
