@@ -233,7 +233,7 @@ class Consensus:
 def beyond_evidence(budget: float, band) -> str | None:
     """The consensus answer when the budget lies above all the evidence (no rule's range covers it and
     no published model is within evidence.SIMILAR_SIZE, the largest below it): the band then only
-    carries published width/depth ratios far past any trained model (issue 34: 6,703 layers at 1e17,
+    carries published width/depth ratios far past any trained model (6,703 layers at 1e17,
     3,111,284 at 1e25), so the threshold rule's shape is recommended, saying why. None otherwise."""
     if band.window <= SIMILAR_SIZE:
         return None

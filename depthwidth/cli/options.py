@@ -72,7 +72,7 @@ GroupByOf = Annotated[GroupBy, typer.Option("--group-by", help="Group runs by pa
 Bootstrap = Annotated[int, typer.Option("--bootstrap", min=20, max=100_000, help="Bootstrap resamples per group for the intervals.")]
 Seed = Annotated[int, typer.Option("--seed", min=0, max=2**63 - 1, help="Seed of the bootstrap (same seed, same output).")]
 
-# ---- the costs of a training run (issue 23; costs.RunSpec; README "Costs of a training run"), shared by
+# ---- the costs of a training run (cost.run.RunSpec; README "Costs of a training run"), shared by
 # plan, compare, inspect (advisor helper) and sweep (wire helper): one spelling, defaults stated in --help
 Tokens = Annotated[Optional[List[str]], typer.Option("--tokens", help="Training tokens D. Alone: the budget is compute-optimal, N = D/20 "
                                                                       "(Hoffmann et al. 2022). With --params N: N trained on D tokens (sweep: "

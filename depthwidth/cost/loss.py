@@ -1,5 +1,5 @@
 """What a shape costs in loss: the penalty against the best shape of its size, and the extra training
-that penalty is worth (issues 31 and 46).
+that penalty is worth.
 
 Pure: numbers in, numbers out (scalars or NumPy arrays); no I/O. The constants of ``SHIPPED`` come
 from ``lossfit.shipped_fit`` on the committed ablations (``cost/ablations.json``; docs/loss.md), and

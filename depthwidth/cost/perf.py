@@ -1,4 +1,4 @@
-"""Performance model of training (issue 30): the time of one optimizer step of one shape, on one
+"""Performance model of training: the time of one optimizer step of one shape, on one
 accelerator, in one parallel layout. Pure; every layout field may be a NumPy array (the layout search
 evaluates hundreds of layouts of one shape at once). Split as Calculon does (Isaev et al., SC'23): the
 model (``blocks.Architecture``), the system (``hardware.Accelerator``), the execution (``Layout``).
@@ -72,7 +72,7 @@ MEGATRON_FAMILIES = ("vanilla", "gpt2")  # blocks trained the GPT-3/Megatron-LM 
 
 def attention_kernel(arch, layout: Layout) -> str:
     """The layout's attention kernel; by default ``flash`` for every block, as engineers train today
-    (issue 41; the published runs of Megatron-LM 2021-22, which had no fused kernel, say ``unfused``)."""
+    (the published runs of Megatron-LM 2021-22, which had no fused kernel, say ``unfused``)."""
     return layout.attention or "flash"
 
 

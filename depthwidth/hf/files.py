@@ -5,7 +5,7 @@ file is read, never by ``plan`` or ``bounds``; a config that is plainly valid (m
 
 The models check the structure the readers rely on and keep every other key as it is
 (``extra="allow"``: a config holds hundreds of keys the tool does not read). Which key wins and the
-family defaults stay with the readers (hfread, hfconfig, hflayers). The first error becomes one
+family defaults stay with the readers (hf/read.py, hf/config.py, hf/layers.py). The first error becomes one
 InputError line, ``bad config 'x.json': text_config.num_hidden_layers = 12.5 is not a whole number
 from 1 to 10^15; expected a Hugging Face config.json``, as rule files' errors do (``rulemodels``).
 """
@@ -69,9 +69,9 @@ Count, CountOrZero = Optional[_whole(1)], Optional[_whole(0)]
 _ROLE_FIELDS = {key: (CountOrZero if keys is EXPERTS_KEYS else Count, None) for keys in ROLES for key in keys}
 ConfigFile = create_model(
     "ConfigFile", __base__=_Open, __module__=__name__,
-    __doc__="A config.json: each role key (hfread.ROLES: depth, width, heads, ...) a whole number when given "
+    __doc__="A config.json: each role key (read.ROLES: depth, width, heads, ...) a whole number when given "
             "(experts may be 0), each yes/no key (FLAG_KEYS) true or false, architectures a list of strings, model_type a string, a nested language "
-            "model (hfread.NESTED_KEYS: text_config, ...) a config of its own. Null is as good as absent.",
+            "model (read.NESTED_KEYS: text_config, ...) a config of its own. Null is as good as absent.",
     **_ROLE_FIELDS,
     architectures=(Optional[Annotated[List[Annotated[str, Field(strict=True)]], _says("a list of strings")]], None),
     model_type=(Optional[Annotated[str, Field(strict=True), _says("a string")]], None),

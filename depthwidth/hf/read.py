@@ -1,4 +1,4 @@
-"""Reading a Hugging Face ``config.json``: parsing with clear errors, the keys ``hfconfig`` reads.
+"""Reading a Hugging Face ``config.json``: parsing with clear errors, the keys ``hf.config`` reads.
 
 Every role (depth, width, heads, ...) is a list of key names; the first non-null one wins.
 ``READ_KEYS`` are all the keys the tool reads: benchmarks/hf_defaults.py records transformers'
@@ -108,7 +108,7 @@ def shown(value: object) -> str:
 
 
 FLAG_KEYS = ("tie_word_embeddings", "is_decoder", "multi_query", "multi_query_attention", "new_decoder_architecture",
-             "sinusoidal_pos_embds")  # read as yes/no by hfconfig and hflayers
+             "sinusoidal_pos_embds")  # read as yes/no by hf/config.py and hf/layers.py
 
 
 def plainly_valid(cfg: object) -> bool:
@@ -137,7 +137,7 @@ def plainly_valid(cfg: object) -> bool:
 def _whole(key: str, value: object, source: str, lowest: int = 1) -> int:
     """A whole config value from ``lowest`` to 10^15 (bools, floats and strings are rejected).
 
-    The file's role keys were checked by ``hffiles.ConfigFile`` already; this guards what the model
+    The file's role keys were checked by ``hf.files.ConfigFile`` already; this guards what the model
     does not see: keys read only in some layouts, family defaults, values derived from others."""
     if isinstance(value, bool) or not isinstance(value, int) or not lowest <= value <= MAX_SIZE:
         raise InputError("config", source, f"{key} = {shown(value)} is not a whole number from {lowest} to 10^15; {EXPECTED}")

@@ -1,4 +1,4 @@
-"""Fit your own depth/width rule from a sweep's results (issue 15), the method of Levine et al.
+"""Fit your own depth/width rule from a sweep's results, the method of Levine et al.
 2020 (NeurIPS version, "The Depth-to-Width Interplay in Self-Attention", Sec. 4): at each size
 find the depth with the lowest loss; across sizes fit how that optimum moves.
 

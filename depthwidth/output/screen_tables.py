@@ -1,4 +1,4 @@
-"""The one-screen views of `models` and `inspect` (issue 45): plain text fitted to the terminal
+"""The one-screen views of `models` and `inspect`: plain text fitted to the terminal
 (``compact``), a figure that cannot be computed left out with one note saying why."""
 from __future__ import annotations
 
