@@ -99,13 +99,14 @@ def startup(exe: list[str], env: dict) -> None:
         for args in (["plan", "--params", "1e9"], ["bounds", "12x768", "24x1024x16"],
                      ["compare", "--deep", "12x768", "--shallow", "6x1086"], ["equiv", "--deep", "6x1000x16", "--depth", "2,3"])
         for fmt in ("json", "jsonl")}
+    config = str(ROOT / "tests" / "configs" / "llama-7b.json")
+    json_commands["inspect json"] = exe + ["inspect", config, "--format", "json"]  # a config read without Pydantic
     json_commands["plan csv"] = exe + ["plan", "--params", "1e9", "--format", "csv"]  # issue 32: CSV and --field too
     json_commands["plan field"] = exe + ["plan", "--params", "1e9", "--field", "recommended_width"]
     # calibrate (a bisection of the performance model) within 1.5x the floor, as every machine output
     json_commands["calibrate json"] = exe + ["calibrate", "32x4096", "--arch", "llama", "--gpus", "64", "--tp", "2", "--pp", "1",
                                              "--zero", "1", "--micro-batch", "2", "--global-batch", "512", "--context", "4096",
                                              "--recompute", "selective", "--step-seconds", "2.0", "--format", "json"]
-    config = str(ROOT / "tests" / "configs" / "llama-7b.json")
     table_commands = {f"{args[0]} table": exe + args for args in (  # issue 45: every one-screen table <= 2.0x
         ["compare", "--deep", "12x768", "--shallow", "6x1086"], ["cost", "32x4096", "--arch", "llama", "--gpus", "64"],
         ["sweep", "--params", "1e9"], ["bounds", "12x768", "24x1024x16"], ["inspect", config],

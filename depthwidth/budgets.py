@@ -11,7 +11,7 @@ TOKENS_PER_PARAM = 20  # Hoffmann et al. 2022, compute-optimal training
 FLOPS_PER_PARAM_TOKEN = 6  # C ≈ 6·N·D
 MIN_PARAMS = 100
 MAX_PARAMS = 10**50
-MAX_TOKENS = 10**50  # training tokens, as a budget or a run's length: the same cap as parameters (issue 40)
+MAX_TOKENS = 10**50  # training tokens, as a budget or a run's length: the same cap as parameters
 BUDGET_SYNTAX = ("expected a positive number like 1e9, +1e9, 1_000_000_000, 350M, 1.3B or 1T "
                  "(suffixes K, M, B or G, T; an exponent or a suffix, not both)")
 # An optional leading +, digits (with _ between them), an optional fraction, then an exponent OR

@@ -24,7 +24,7 @@ class InputError(ValueError):
 
 def not_one_of(what: str, value: object, accepted) -> InputError:
     """The error for a name not among ``accepted``: "did you mean" the closest one (difflib), then
-    every accepted name (issue 32: a misspelt --field, --arch, --gpu or --rule)."""
+    every accepted name (a misspelt --field, --arch, --gpu or --rule)."""
     import difflib
 
     accepted = [str(a) for a in accepted]

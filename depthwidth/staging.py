@@ -112,7 +112,7 @@ def signals_blocked():
     Once the block has committed (no exception) and the CLI has asked for it (``hold_after_commit``),
     a signal that arrived meanwhile is taken and noted instead of delivered, and SIGINT is noted, not
     raised, until the command ends: the output is complete, so the command finishes and exits 0
-    (issue 34: a late Ctrl-C exited 130 with the export already in place)."""
+    (a late Ctrl-C exited 130 with the export already in place)."""
     old = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
     try:
         yield

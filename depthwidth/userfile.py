@@ -18,7 +18,7 @@ import os
 import stat
 import sys
 
-STDIN = "standard input"  # the one spelling of stdin in every message and record (issue 40: '-' and '<stdin>' before)
+STDIN = "standard input"  # the one spelling of stdin in every message and record ('-' and '<stdin>' before)
 MAX_BYTES = 50 * 1024 * 1024  # 50 MiB: far above any results, rule or config file; the same for every reader
 LIMIT_TEXT = f"{MAX_BYTES // (1024 * 1024)} MiB (the limit for every file depthwidth reads)"
 

@@ -52,3 +52,96 @@ def test_mkdocs_builds_strict(tmp_path):
                          capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert (tmp_path / "site" / "cli" / "index.html").exists()
+
+
+# ---- every dotted module reference resolves -------------------------------------------------------
+# A reference is `depthwidth.x.y` anywhere, or a backticked `x.y` (``x.y`` in docstrings) whose first part
+# names a module or package of depthwidth (by its file name: `hardware.node_gpus`, `cost.run.RunSpec`) or a
+# module that no longer exists (FORMER: the flat modules before the packages). Backticked paths of JSON
+# fields (`run.gpus`, `compare.deep`) and file names (`rules.py`, `config.json`) are not module references.
+
+FORMER = {"costs", "hfconfig", "hffamilies", "hffiles", "hflayers", "hfread", "planfield", "planvec", "recommend", "render",
+          "screens", "shape_record", "spell", "tablewidth", "threshold_columns", "trainformats", "profilemodel", "guard", "exact"}
+JSON_PATHS = {"run", "compare"}
+BACKTICKED = r"`{1,2}((?:depthwidth\.)?[a-z_][a-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)(?:\(\))?`{1,2}"
+ANYWHERE = r"\b(depthwidth(?:\.[A-Za-z_][A-Za-z0-9_]*)+)"
+FILE_SUFFIXES = {"py", "json", "md", "toml", "csv", "yaml", "txt", "png", "jsonl"}
+
+
+def _modules() -> dict[str, list[str]]:
+    """Each module's and package's short name -> its dotted names (rules: advice.rules and cli.commands.rules)."""
+    found: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "depthwidth").rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        if parts[-1] == "__main__":
+            continue
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found.setdefault(parts[-1], []).append(".".join(parts))
+    return found
+
+
+def _resolves(dotted: str, modules: dict[str, list[str]]) -> bool:
+    import importlib
+    import types
+
+    first, *rest = dotted.split(".")
+    for start in ["depthwidth"] if first == "depthwidth" else modules.get(first, []):
+        target = importlib.import_module(start)
+        for part in rest:
+            if hasattr(target, part):
+                target = getattr(target, part)
+                continue
+            try:
+                target = importlib.import_module(f"{target.__name__}.{part}") if isinstance(target, types.ModuleType) else None
+            except ImportError:
+                target = None
+            if target is None:
+                break
+        else:
+            return True
+    return False
+
+
+def _texts():
+    """(where, text) of every docstring in depthwidth/ and every page of docs/."""
+    import ast
+
+    for path in sorted((ROOT / "depthwidth").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                doc = ast.get_docstring(node, clean=False)
+                if doc:
+                    yield f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 1)}", doc
+    for path in sorted((ROOT / "docs").glob("*.md")):
+        yield str(path.relative_to(ROOT)), path.read_text(encoding="utf-8")
+
+
+def test_every_dotted_module_reference_resolves():
+    import re
+
+    modules = _modules()
+    broken = []
+    for where, text in _texts():
+        for dotted in {m.group(1) for m in re.finditer(BACKTICKED, text)} | {m.group(1) for m in re.finditer(ANYWHERE, text)}:
+            first, last = dotted.split(".")[0], dotted.rsplit(".", 1)[1]
+            if last in FILE_SUFFIXES:
+                if last == "py" and dotted[:-3] in FORMER:
+                    broken.append((where, dotted))
+                continue
+            if first in JSON_PATHS or (first != "depthwidth" and first not in modules and first not in FORMER):
+                continue
+            if not _resolves(dotted, modules):
+                broken.append((where, dotted))
+    assert not broken, broken
+
+
+def test_no_issue_numbers_in_the_code():
+    """The code says why in its own words; an issue number explains nothing to a reader of the code
+    (a reference to another project's issue tracker, `owner/repo issue N`, is a source, and stays)."""
+    import re
+
+    found = [f"{path.relative_to(ROOT)}:{n}" for path in sorted((ROOT / "depthwidth").rglob("*.py"))
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             for m in re.finditer(r"(\S*\s)?\bissues? #?\d", line, re.IGNORECASE) if "/" not in (m.group(1) or "")]
+    assert not found, found

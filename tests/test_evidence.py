@@ -1,6 +1,6 @@
 """The consensus rule (evidence.py): the band against the catalogue's published depths, the 7B
-band against published 7-8B models, leave-one-out, and the pick as the minimum of a cost model
-written here.
+band against published 7-8B models and leave-one-out (the pick inside the band: tests/test_plan_model.py and
+tests/test_pick_bound.py).
 
 Expected values come from catalog.json read directly in this file (each row cites its paper), from
 published shapes cited next to them, and from cost functions defined in this file."""
@@ -10,12 +10,11 @@ import json
 import math
 import statistics
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
 from depthwidth.advice.evidence import (COVER, KAPLAN_NOTE, PREFERENCES, SHIPPED_SPREAD, SIMILAR_SIZE, depth_band,
-                                        evidence_records, pick, score_shapes)
+                                        evidence_records)
 from depthwidth.advice.rules import FIT, PRACTICE, REGISTRY
 
 CATALOG = Path(__file__).resolve().parents[1] / "depthwidth" / "arch" / "catalog.json"
@@ -149,69 +148,12 @@ def test_band_is_the_weighted_centre_widened_by_the_fitted_spread():
 # ---- the pick: the minimum of a cost model written here
 
 
-def arch(depth, width):
-    return SimpleNamespace(depth=depth, width=width)
+def test_consensus_without_a_pick_says_why():
+    from depthwidth.advice.evidence import Consensus
 
-
-def toy_costs(a, fits=True):
-    """A cost model for the test: GPU-hours grow with L·d² (constant here) plus a small depth penalty,
-    memory per GPU grows with L·d (activations), the KV cache with L·d, latency with L."""
-    return SimpleNamespace(train_flops=1.0, train_days=1.0, train_gpu_hours=1000 + a.depth,
-                           train_memory_per_gpu_bytes=a.depth * a.width * 10, fits_on_gpu=fits,
-                           kv_cache_bytes_per_sequence=2 * a.depth * a.width * 2)
-
-
-def expected_score(shapes, costs, fields):
-    """Mean over the fields of ln(value / smallest value) (the documented score)."""
-    best = {f: min((s.depth if f == "depth" else getattr(costs[i], f)) for i, s in enumerate(shapes)) for f in fields}
-    return [sum(math.log((s.depth if f == "depth" else getattr(costs[i], f)) / best[f]) for f in fields) / len(fields)
-            for i, s in enumerate(shapes)]
-
-
-@pytest.mark.parametrize("prefer, fields", [
-    ("train", ("train_gpu_hours", "train_memory_per_gpu_bytes")),
-    ("serve", ("kv_cache_bytes_per_sequence", "depth")),
-    ("balanced", ("train_gpu_hours", "train_memory_per_gpu_bytes", "kv_cache_bytes_per_sequence", "depth")),
-])
-def test_pick_is_the_cost_minimum_inside_the_band(prefer, fields):
-    shapes = [arch(24, 4608), arch(30, 4096), arch(32, 4096), arch(36, 3840), arch(40, 3584)]
-    outside = [arch(8, 8192), arch(80, 2560)]  # cheaper or dearer, but outside the band
-    chosen = pick((28, 38), shapes + outside, toy_costs, prefer)
-    inside = [s for s in shapes if 28 <= s.depth <= 38]
-    scores = expected_score(inside, [toy_costs(s) for s in inside], fields)
-    want = inside[scores.index(min(scores))]
-    assert (chosen.arch.depth, chosen.arch.width) == (want.depth, want.width)
-    assert chosen.score == pytest.approx(min(scores))
-    assert [r[1].depth for r in chosen.ranked] == [inside[i].depth for i in sorted(range(len(inside)), key=scores.__getitem__)]
-    assert f"{want.depth}x{want.width}" in chosen.why and "[28, 38]" in chosen.why and chosen.why.count(".") <= 3
-
-
-def test_pick_prefers_shapes_that_fit_and_handles_empty_bands():
-    shapes = [arch(30, 4096), arch(34, 3840)]
-    cost = lambda a: toy_costs(a, fits=a.depth != 30)  # the otherwise cheapest does not fit on the GPU
-    assert pick((28, 38), shapes, cost, "train").arch.depth == 34
-    assert pick((50, 60), shapes, toy_costs) is None
-    with pytest.raises(ValueError):
-        score_shapes([(shapes[0], toy_costs(shapes[0]))], "fastest")
+    band = depth_band(7e9, minimal_depth(7e9))
+    empty = Consensus(band, None)
+    lo, hi = band.depth_band
+    assert empty.why == f"no valid shape has a depth in the evidence band [{lo}, {hi}] under these constraints."
+    assert empty.depth_band == [lo, hi] and empty.evidence == evidence_records(band)
     assert PREFERENCES == ("train", "serve", "balanced")
-
-
-def test_consensus_builds_candidates_for_the_band():
-    from depthwidth.advice.evidence import consensus
-
-    seen = []
-
-    def build(lo, hi):  # one shape per depth of the band, width spending 7e9 in 12·L·d² (multiple of 128)
-        seen.append((lo, hi))
-        return [arch(L, round(math.sqrt(7e9 / (12 * L)) / 128) * 128) for L in range(lo, hi + 1)]
-
-    result = consensus(7e9, minimal_depth(7e9), build, toy_costs, "serve")
-    assert seen == [tuple(result.depth_band)] and isinstance(result.depth_band, list)
-    lo, hi = result.depth_band
-    shapes = build(lo, hi)
-    scores = expected_score(shapes, [toy_costs(s) for s in shapes], ("kv_cache_bytes_per_sequence", "depth"))
-    best = shapes[scores.index(min(scores))]
-    assert (result.pick.arch.depth, result.pick.arch.width) == (best.depth, best.width)
-    assert result.why == result.pick.why and result.evidence == evidence_records(result.band)
-    empty = consensus(7e9, minimal_depth(7e9), [], toy_costs)
-    assert empty.pick is None and empty.why.startswith("no valid shape")

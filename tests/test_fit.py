@@ -19,7 +19,13 @@ from typer.testing import CliRunner
 
 from depthwidth.cli import app
 from depthwidth.errors import InputError
-from depthwidth.loop.fit import Run, fit_group, fit_results, parse_results
+from depthwidth.loop.fit import Run, fit_group, fit_results
+from depthwidth.loop.results import records_of, to_runs
+
+
+def parse_results(text, source="results.csv", group_by="params"):
+    """Runs from the text of a results file, as ``results.load_runs`` reads one."""
+    return to_runs(records_of(text, source), source, group_by, "loss")
 from depthwidth.advice.rulefile import Source, parse_rule, read_rule_file
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -3,9 +3,12 @@ snap over a grid of budgets, presets and tp degrees. Expected values are worked 
 or by brute force over divisors, never read from the code under test."""
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -195,3 +198,88 @@ def test_accelerator_table_has_exactly_the_issue_names_and_lookup_is_case_insens
     for bad in ("v100", "", None, 3):
         with pytest.raises(InputError, match="expected one of a100-80gb, a100-40gb, h100, h100-pcie, h200, b200, mi300x, tpu-v5p"):
             accelerator(bad)
+
+
+# ---- accelerators as data: one row is all a new accelerator needs ------------------------------
+
+from dataclasses import replace  # noqa: E402
+
+from depthwidth.arch import hardware  # noqa: E402
+from depthwidth.arch.hardware import node_gpus  # noqa: E402
+
+# a GB200 NVL72-like part: 4 GPUs per host (compute tray), 72 joined by one NVLink domain (the rack)
+NVL72_LIKE = dict(name="test-nvl72", label="test part", chips_per_host=4, nvlink_domain=72, gpus_per_node=72, aliases=())
+
+
+def test_a_node_is_one_nvlink_domain_or_one_host_without_one():
+    assert node_gpus("h100") == 8 and node_gpus("mi300x") == 8
+    assert node_gpus("tpu-v5p") == 4  # 4 chips per v5p host; its ICI slice (up to 6,144) is sized per job
+    nvl72 = replace(accelerator("b200"), **NVL72_LIKE)
+    assert node_gpus(nvl72) == 72  # not a 4-chip host because the row has more than 8 GPUs per node
+    assert node_gpus(nvl72, 16) == 80 and node_gpus("tpu-v5p", 8) == 8 and node_gpus("h100", 3) == 9
+
+
+def test_every_gpu_row_has_one_nvlink_domain_as_its_link_reach():
+    for a in ACCELERATORS.values():
+        assert a.nvlink_domain in (None, a.gpus_per_node), a.name
+        assert (a.nvlink_domain or a.chips_per_host) <= a.gpus_per_node, a.name
+        assert 0 < a.flash_efficiency < 1 and 0 < a.gemm_efficiency < 1
+    assert hardware.ALIASES == {"a100": "a100-80gb", "a100-80gb-sxm": "a100-80gb", "h100-sxm": "h100", "h200-sxm": "h200"}
+
+
+# run in a fresh interpreter: the table gets a row (an H100 renamed, with the fields in DEPTHWIDTH_TEST_ROW)
+# before the CLI reads it, as a new row in arch/hardware.py would
+_ADD_ROW = """
+import json, os, sys
+from dataclasses import replace
+from depthwidth.arch import hardware
+row = replace(hardware.ACCELERATORS["h100"], name="test-chip", label="test part", aliases=("test-alias",),
+              **json.loads(os.environ["DEPTHWIDTH_TEST_ROW"]))
+hardware.ACCELERATORS["test-chip"] = row
+hardware.ALIASES["test-alias"] = "test-chip"
+from depthwidth.cli.app import main
+sys.argv = ["depthwidth", *sys.argv[1:]]
+main()
+"""
+COST = ["cost", "32x4096", "--arch", "llama", "--tokens", "1e11", "--format", "json"]
+
+
+def _with_row(fields, *args):
+    out = subprocess.run([sys.executable, "-c", _ADD_ROW, *args], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1", "DEPTHWIDTH_TEST_ROW": json.dumps(fields)})
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_a_new_row_reaches_gpu_help_docs_and_costing(monkeypatch):
+    assert "test-chip" in " ".join(_with_row({}, "cost", "--help").split())
+    # costing: an H100 under another name costs what the h100 row costs
+    [new] = json.loads(_with_row({}, *COST, "--gpu", "test-alias"))
+    h100 = subprocess.run([sys.executable, "-m", "depthwidth", *COST, "--gpu", "h100"], capture_output=True, text=True, timeout=120)
+    [old] = json.loads(h100.stdout)
+    assert new["gpu"] == "test-chip" and new["gpus"] == old["gpus"] == 8
+    assert new["tokens_per_second_per_gpu"] == pytest.approx(old["tokens_per_second_per_gpu"], rel=1e-12)
+    # and with a 72-GPU NVLink domain of 4-GPU hosts, a run without --gpus is on 72 GPUs, not on one host's 4
+    [nvl72] = json.loads(_with_row({"chips_per_host": 4, "nvlink_domain": 72, "gpus_per_node": 72}, *COST, "--gpu", "test-chip"))
+    assert nvl72["gpus"] == 72
+    # docs: the generated table gains the row
+    gen = importlib.util.spec_from_file_location("gen_hardware", Path(__file__).resolve().parents[1] / "docs" / "gen_hardware.py")
+    module = importlib.util.module_from_spec(gen)
+    gen.loader.exec_module(module)
+    monkeypatch.setitem(ACCELERATORS, "test-nvl72", replace(accelerator("h100"), **NVL72_LIKE))
+    assert "| `test-nvl72` | test part | 989.5 TFLOPS |" in module.table()
+    assert "| 4 | 72 |" in module.render().split("`test-nvl72`")[1].splitlines()[0]
+
+
+def test_gpu_help_names_every_row():
+    from depthwidth.cli.options import Gpu
+
+    help_text = Gpu.__metadata__[0].help
+    assert help_text == ("Accelerator for memory and time: a100-80gb, a100-40gb, h100 (default), h100-pcie, h200, b200, "
+                         "mi300x, tpu-v5p.")
+
+
+def test_hardware_page_is_the_table():
+    out = subprocess.run([sys.executable, "docs/gen_hardware.py", "--check"], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[1], timeout=120)
+    assert out.returncode == 0, out.stderr

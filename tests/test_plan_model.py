@@ -148,3 +148,21 @@ def test_many_budgets_in_one_run_give_each_budget_its_own_answer(part):
         alone = run(["plan", "--params", budget, "--format", "jsonl"])
         assert alone.code == 0, alone.stderr
         assert alone.stdout.strip() == line, budget
+
+
+@pytest.mark.parametrize("args, same", [
+    ((), ("soonest", "(wall-clock)")),
+    (("--prefer", "train"), ("soonest", "(GPU-hours)")),
+    (("--prefer", "serve"), ("KV cache", "decode latency", "prefer=serve")),
+    (("--loss-tolerance", "0.01"), ("fastest", "within", "1.00%")),
+])
+def test_notes_and_why_describe_the_same_pick(args, same):
+    """The consensus note says how the pick that runs chooses (target.score), as the why does; not the
+    cost ranking ("the cheapest ... GPU-hours and memory") of a pick that no longer runs."""
+    record = plan_json("--params", "7e9", *args)
+    [note] = [n for n in record["notes"] if n.startswith("recommended by the consensus")]
+    lo, hi = record["depth_band"]
+    for text in (note, record["why"]):
+        assert f"[{lo}, {hi}]" in text
+        assert all(word in text for word in same), text
+    assert "cheapest" not in note and "memory" not in note

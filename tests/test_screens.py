@@ -178,3 +178,22 @@ def test_compare_explain_loads_no_rich_either():
     from test_startup import cli_modules
 
     assert "rich" not in cli_modules([*DEFAULTS["compare"], "--explain"])
+
+
+@pytest.mark.parametrize("name", sorted(n for n in DEFAULTS if n.startswith("inspect")))
+def test_inspect_is_one_screen_and_explain_prints_every_note(name, monkeypatch):
+    """At most 25 lines at 80 columns (the plan's screen); the notes that do not fit are counted, and
+    --explain prints every note of the JSON record (which does not change)."""
+    import re
+
+    args = DEFAULTS[name]
+    text = screen(args, monkeypatch)
+    assert len(text.splitlines()) <= 25
+    detail = screen([*args, "--explain"], monkeypatch)
+    [record] = _json(args, monkeypatch)
+    flat = " ".join(detail.split())
+    assert all(" ".join(note.split()) in flat for note in record["notes"])
+    bullets = lambda t: sum(line.startswith("  - ") for line in t.splitlines())
+    left = re.search(r"\((\d+) more notes?: --explain\)", text)
+    assert bullets(text) + (int(left.group(1)) if left else 0) == bullets(detail)
+    assert max(map(len, detail.splitlines())) <= 80 and "n/a" not in detail

@@ -1,4 +1,4 @@
-"""The evidence band's centre and width as a fitted model of published practice (issue 46).
+"""The evidence band's centre and width as a fitted model of published practice.
 
 At a budget N the used evidence (``evidence.py``: rules in range, published models carried to N at
 their own d/L) gives depths y_i = ln L_i. The band is a prediction interval for the depth a published

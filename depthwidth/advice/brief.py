@@ -1,4 +1,4 @@
-"""`plan --brief`: the threshold rule's answer for many budgets at once (issue 25).
+"""`plan --brief`: the threshold rule's answer for many budgets at once.
 
 For each budget, the leading fields of the plan record (``planner.Plan`` up to ``regime``): the
 minimal depth (Levine et al. 2020: the smallest L with 3^L >= d(L)), its real crossing, the

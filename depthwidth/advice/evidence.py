@@ -1,4 +1,4 @@
-"""The consensus rule: a depth band from the in-range evidence, and one shape inside it chosen by cost.
+"""The consensus rule: a depth band from the in-range evidence, and the record of the shape picked inside it.
 
 No single rule is the answer (reference card, "How a recommendation is made"). For a budget N:
 - floor: the theory's minimal depth (Levine et al. 2020), passed in by the caller;
@@ -10,11 +10,11 @@ No single rule is the answer (reference card, "How a recommendation is made"). F
   weighted by their distance in size), as wide as ``COVER`` of the catalogue's own models needed when
   each was left out of its own band (size-dependent spread, conformal factor), wider where the
   evidence lies far in size; to whole layers, never below the floor;
-- pick: the cheapest valid shape inside the band by a cost function the caller supplies
-  (``costs.run_costs``; injected, so this module never imports the planner or the cost model).
+- the pick inside the band is made above this module (``pick.consensus_pick``: the shape that reaches
+  the best shape's loss soonest, ``target.py``); ``Consensus`` and ``Pick`` hold its answer.
 
 Kaplan et al. 2020 (Figure 5, Section 3.1) found the loss nearly flat over a factor of 40 in d/L at
-fixed size: inside such a flat bowl the evidence fixes a band, not a point, and cost may choose.
+fixed size: inside such a flat bowl the evidence fixes a band, not a point.
 Pure: no I/O, except that ``depth_band`` reads the catalogue once (cached) unless the models are passed in.
 """
 from __future__ import annotations
@@ -31,7 +31,7 @@ from .rules import FIT, PRACTICE, REGISTRY, loglog_fit
 from ..theory.frozen import frozen
 
 SIMILAR_SIZE = 2.0  # catalogue models within this factor of the budget (in 12·L·d²) count as similar
-COVER = 0.85  # the band's target: the share of published models' depths it holds (issue 46), conformal
+COVER = 0.85  # the band's target: the share of published models' depths it holds, by conformal prediction
 WIDEN = (2.0, 4.0, 8.0, 16.0, 64.0, 1e3, math.inf)  # windows tried, in order, until some evidence is used
 PREFERENCES = ("train", "serve", "balanced")
 DEFAULT_PREFERENCE = "balanced"
@@ -86,7 +86,7 @@ class Pick:
     score: float
     prefer: str
     why: str
-    ranked: tuple  # (score, arch, costs) of every valid shape in the band, cheapest first
+    ranked: tuple  # (score, arch, costs) of every valid shape in the band, best first (target.score)
 
 
 def paper_width(budget: float) -> Callable[[float], float]:
@@ -230,75 +230,6 @@ def depth_band(budget: float, floor: int, width_at_depth: Callable[[float], floa
     return Band(budget, floor, (lo, hi), tuple(evidence), window, tuple(notes))
 
 
-# ---- the pick inside the band: cheapest by the caller's cost model
-
-_METRICS = {  # (field of costs.RunCosts or "depth", what it stands for)
-    "train": (("train_gpu_hours", "GPU-hours"), ("train_memory_per_gpu_bytes", "memory per GPU")),
-    "serve": (("kv_cache_bytes_per_sequence", "KV cache per sequence"), ("depth", "sequential latency (∝ depth)")),
-}
-_METRICS["balanced"] = _METRICS["train"] + _METRICS["serve"]
-
-
-def _value(arch, costs, field: str):
-    return arch.depth if field == "depth" else getattr(costs, field, None)
-
-
-def score_shapes(shapes: list[tuple[object, object]], prefer: str) -> list[tuple[float, object, object]]:
-    """Scores (lower is cheaper) of (arch, costs) pairs: the mean over the preference's metrics of
-    ln(value / smallest value among the shapes), i.e. the log of the geometric mean of each metric's
-    ratio to the cheapest shape. train: GPU-hours and memory per GPU; serve: KV cache per sequence and
-    depth (per-token latency grows with the number of sequential layers); balanced: all four, equally
-    weighted. A metric some shape lacks (None) is left out for all; shapes that do not fit on the GPU
-    come after every shape that does."""
-    if prefer not in PREFERENCES:
-        raise ValueError(f"prefer must be one of {', '.join(PREFERENCES)}, got {prefer!r}")
-    fields = [f for f, _ in _METRICS[prefer] if all(_value(a, c, f) is not None for a, c in shapes)]
-    best = {f: min(_value(a, c, f) for a, c in shapes) for f in fields}
-    scored = []
-    for arch, costs in shapes:
-        logs = [math.log(_value(arch, costs, f) / best[f]) if best[f] > 0 else 0.0 for f in fields]
-        score = sum(logs) / len(logs) if logs else 0.0
-        penalty = 0 if getattr(costs, "fits_on_gpu", True) is not False else 1
-        scored.append((penalty, score, arch.depth, arch.width, arch, costs))
-    scored.sort(key=lambda s: s[:4])
-    return [(score, arch, costs) for _, score, _, _, arch, costs in scored]
-
-
-def pick(band: Band | tuple[int, int], candidates: Iterable, cost: Callable[[object], object],
-         prefer: str = DEFAULT_PREFERENCE) -> Pick | None:
-    """The cheapest valid shape inside the band for the preference (None when no candidate is in it).
-
-    ``candidates``: hardware-valid architectures (anything with ``depth`` and ``width``) the caller
-    built; those outside the band are ignored. ``cost(arch)`` returns an object with the fields of
-    ``costs.RunCosts`` (train_gpu_hours, train_memory_per_gpu_bytes, kv_cache_bytes_per_sequence,
-    fits_on_gpu, ...)."""
-    lo, hi = band.depth_band if isinstance(band, Band) else band
-    inside = [a for a in candidates if lo <= a.depth <= hi]
-    if not inside:
-        return None
-    ranked = score_shapes([(a, cost(a)) for a in inside], prefer)
-    score, arch, costs = ranked[0]
-    return Pick(arch, costs, score, prefer, why_sentence(ranked, (lo, hi), prefer), tuple(ranked))
-
-
-def why_sentence(ranked, band: tuple[int, int], prefer: str) -> str:
-    """One sentence: why the first shape of ``ranked`` over the others in the band."""
-    score, arch, costs = ranked[0]
-    shape = f"{arch.depth}x{arch.width}"
-    if len(ranked) == 1:
-        return (f"{shape} is the only valid shape in the evidence band [{band[0]}, {band[1]}], so it is picked "
-                f"whatever the preference ({prefer}).")
-    _, runner, runner_costs = ranked[1]
-    parts = []
-    for field, label in _METRICS[prefer]:
-        mine, theirs = _value(arch, costs, field), _value(runner, runner_costs, field)
-        if mine is not None and theirs:
-            parts.append(f"{label} {mine / theirs - 1:+.0%}")
-    return (f"{shape} is the cheapest of the {len(ranked)} valid shapes in the evidence band [{band[0]}, {band[1]}] "
-            f"for prefer={prefer} (vs the next, {runner.depth}x{runner.width}: {', '.join(parts)}); inside the band "
-            "the loss is expected to differ by only a few percent (Kaplan et al. 2020), so cost decides.")
-
-
 def evidence_records(band: Band) -> list[dict]:
     """The plan JSON's ``evidence`` list: one record per piece of evidence (finite numbers only)."""
     return [dict(name=e.name, kind=e.kind, depth=round(e.depth, 2), width=round(e.width, 1), in_range=e.in_range,
@@ -334,21 +265,10 @@ class Consensus:
         return self.band.notes
 
 
-def consensus(budget: float, floor: int, candidates, cost: Callable[[object], object],
-              prefer: str = DEFAULT_PREFERENCE, width_at_depth: Callable[[float], float] | None = None,
-              exclude: Iterable[str] = ()) -> Consensus:
-    """The band at ``budget`` and the cheapest valid shape in it. ``candidates``: hardware-valid
-    architectures, or a callable ``(lo, hi) -> architectures`` that builds them once the band is
-    known (the planner snaps one shape per depth of the band)."""
-    band = depth_band(budget, floor, width_at_depth, exclude)
-    shapes = candidates(*band.depth_band) if callable(candidates) else candidates
-    return Consensus(band, pick(band, shapes, cost, prefer))
-
-
 def beyond_evidence(budget: float, band) -> str | None:
     """The consensus answer when the budget lies above all the evidence (no rule's range covers it and
     no published model is within evidence.SIMILAR_SIZE, the largest below it): the band then only
-    carries published width/depth ratios far past any trained model (issue 34: 6,703 layers at 1e17,
+    carries published width/depth ratios far past any trained model (6,703 layers at 1e17,
     3,111,284 at 1e25), so the threshold rule's shape is recommended, saying why. None otherwise."""
     if band.window <= SIMILAR_SIZE:
         return None

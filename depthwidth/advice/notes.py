@@ -41,8 +41,7 @@ def advice(budget, options, theory, planned, recommended, optimum, rule, candida
                         f"minimal-depth shape {rec.depth}x{rec.width} (the plan's 'why' says more)")
     elif rule is None:
         notes.append(f"recommended by the consensus (--rule consensus, prefer {options.prefer}): the evidence band "
-                     f"[{lo}, {hi}], then the cheapest valid shape in it by the cost of the training run (GPU-hours and memory "
-                     "compared per unit of the budget, so no shape wins by spending less of it)")
+                     f"[{lo}, {hi}], then {pick_criterion(options.prefer, options.loss_tolerance)}")
         if not lo <= rec.depth <= hi:
             warnings.append(f"budget {budget:.4g}: no valid shape lies in the evidence band [{lo}, {hi}]; "
                             f"recommending the valid shape nearest its middle, {rec.depth}x{rec.width}")
@@ -85,3 +84,17 @@ def advice(budget, options, theory, planned, recommended, optimum, rule, candida
     if any(c.regime == THRESHOLD for c in candidates):
         notes.append("a candidate sits exactly on d = 3^L, where neither theorem applies")
     return warnings, notes
+
+
+def pick_criterion(prefer: str, tolerance: float | None = None) -> str:
+    """How ``pick.consensus_pick`` chooses inside the band (``target.score``), in the words of the ``why``."""
+    if tolerance is not None:
+        return (f"the fastest valid shape in it whose predicted loss penalty against the best shape is within "
+                f"{tolerance:.2%} (--loss-tolerance)")
+    clock = "GPU-hours" if prefer == "train" else "wall-clock"
+    criterion = (f"the valid shape in it that reaches the best shape's loss soonest ({clock}): its training time plus "
+                 "the extra tokens its predicted loss penalty costs (docs/loss.md); when loss cannot tell the band's "
+                 "shapes apart, the one that trains soonest")
+    if prefer == "serve":
+        criterion += ", balanced against its KV cache and decode latency (prefer=serve)"
+    return criterion

@@ -1,5 +1,5 @@
 """The plan's recommended shape by the consensus rule (``evidence.py``), and the costs of every
-shape a plan prints (``costs.py``).
+shape a plan prints (``cost/run.py``).
 
 The consensus (README "How the recommendation is made"): the floor is the theory's minimal depth;
 the band [lo, hi] comes from the in-range evidence at the budget (``evidence.depth_band``); the
@@ -7,10 +7,10 @@ candidates are valid snapped shapes (``snapping.snapped_at``) at the depths of t
 the one that reaches the best shape's loss soonest under the plan's run (``target.py``: the loss
 model's penalty turned into extra tokens by the loss law, times the shape's own training time by
 the performance model, ``cost/modeled.py``: each shape in its best layout on the cluster; ``--mfu``:
-``costs.run_costs`` at that flat utilization; ``--prefer``, ``--loss-tolerance``). Without a training length the ranking
+``cost.run.run_costs`` at that flat utilization; ``--prefer``, ``--loss-tolerance``). Without a training length the ranking
 assumes the compute-optimal 20 tokens per parameter (Hoffmann et al. 2022), and without a GPU count
 one node of the accelerator (``hardware.node_gpus``); the printed costs are the ones ranked by, at
-those assumptions (``run.tokens_assumed``, ``run.gpus_assumed`` say so; issue 32).
+those assumptions (``run.tokens_assumed``, ``run.gpus_assumed`` say so).
 """
 from __future__ import annotations
 
@@ -95,15 +95,6 @@ class Costing:
 
         return time_floor(arch, self.ranking, self.fixed)
 
-    def ranked(self, arch, count: int, budget: int):
-        """The costs the consensus compares: GPU-hours and training memory scaled by budget / the
-        shape's count, so that no shape wins by spending less of the budget (every shape is within
-        the snapping tolerance of it); KV cache and depth as they are."""
-        costs = self.costs(arch)
-        scale = budget / count if count else 1.0
-        return replace(costs, train_gpu_hours=costs.train_gpu_hours * scale,
-                       train_memory_per_gpu_bytes=costs.train_memory_per_gpu_bytes * scale)
-
     def assess(self, arch, count: float, budget: float, loss_model=None, weigh_loss: bool = True):
         """The shape's penalty and time to the target loss (``target.assess``; memoized per shape)."""
         from .target import assess
@@ -117,7 +108,7 @@ class Costing:
     def loss_fields(self, arch, count: float, budget: float, loss_model=None) -> dict:
         """The shape record's loss fields (``target.LOSS_FIELDS``): the times to the target at the ranking
         length, assumed or given (as ``fields``' train_days; ``run.tokens_assumed`` says which), so the
-        JSON carries the days the ``why`` prints (issue 40: null without --tokens)."""
+        JSON carries the days the ``why`` prints (null without --tokens)."""
         return self.assess(arch, count, budget, loss_model).fields()
 
     def fields(self, arch) -> dict:
@@ -128,7 +119,7 @@ class Costing:
 
 
 def costing(run, budget: int, tokens: float | None, context: int, model: bool = False, fixed: tuple = ()) -> Costing:
-    """The Costing of a plan: ``run`` (a costs.RunSpec or None for the defaults) at the plan's context,
+    """The Costing of a plan: ``run`` (a cost.run.RunSpec or None for the defaults) at the plan's context,
     with ``tokens`` (None: no training length; ranking at 20 tokens per parameter); ``model``: time every
     shape by the performance model in its best layout (``fixed``: the layout fields given)."""
     from ..cost.run import RunSpec
@@ -206,7 +197,7 @@ def consensus_pick(budget: int, spending, constraints, model, floor: int, band, 
 
 def _leading(shapes: list[Snapped], cost: Costing, budget: int, loss_model, prefer: str, tolerance: float | None,
              weigh: bool = True) -> list:
-    """The Targeted (``cost.assess``) of the band's shapes, but for shapes that provably rank below the
+    """The Targeted (``Costing.assess``) of the band's shapes, but for shapes that provably rank below the
     first two, which the pick and its why name: with the performance model, ``balanced`` or ``train``
     and no tolerance, each shape's score has a lower bound from its step's (``Costing.time_floor``,
     ``target.score_floor``); shapes are timed in the order of that bound until it passes the second

@@ -17,7 +17,7 @@ from ..theory.frozen import frozen
 
 @frozen
 class Candidate(ShapeRecord):
-    """One iso-budget shape: the shape record (``shape_record.ShapeRecord``), its aspect ratio d/L,
+    """One iso-budget shape: the shape record (``arch.record.ShapeRecord``), its aspect ratio d/L,
     ``budget_deviation`` (the relative deviation of the count the budget limits, the plan's
     ``budget_count``, from the budget), whether its depth lies in the evidence band, and the costs
     of its training run (``run_records.COST_FIELDS``; null where they need what was not given)."""
@@ -110,7 +110,7 @@ class Plan(PlanBrief):
     rule_depth_high: float | None
     rule_in_range: bool | None
     rule_clamped: bool | None
-    # the training run (costs.py; README "Costs of a training run"): the minimal-depth shape's costs
+    # the training run (cost/run.py; README "Costs of a training run"): the minimal-depth shape's costs
     run: dict  # then cost.fields.COST_FIELDS, as cost.run.RunCosts types them
     # ... and the recommended shape's
     recommended_train_flops: float | None

@@ -30,13 +30,13 @@ from ..theory.separation import CONSISTENT, THRESHOLD, bounds, compare_pow3  # n
 from .threshold import MAX_PLAN_WIDTH, Theory, planned_shape, smallest_budget, theory_for  # noqa: F401 (the threshold rule's step)
 from ..theory.frozen import frozen
 
-DEFAULT_RULE = "consensus"  # recommend.CONSENSUS: the evidence band, then the cheapest valid shape in it
+DEFAULT_RULE = "consensus"  # pick.CONSENSUS: the evidence band, then the shape in it that reaches the best loss soonest
 
 
 @frozen
 class PlanOptions:
     """Everything `plan` takes besides the budget. ``run``: the training run every shape is costed
-    under (a ``costs.RunSpec``; None: its defaults; its context is ``context``); ``prefer``: what
+    under (a ``cost.run.RunSpec``; None: its defaults; its context is ``context``); ``prefer``: what
     the consensus pick minimizes (evidence.PREFERENCES). ``context`` is also the rows of a learned
     position table (GPT-2): ``spending`` is set to it (``Spending.at_context``)."""
 
@@ -139,7 +139,7 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     if recommended is None or (abs(recommended.deviation) > FAR_FROM_BUDGET and theory.width_exact > 2 * step):
         raise no_valid_shape(spending, constraints, round(target), width_at_depth(target))
     rec = recommended.arch
-    if rec.depth > MAX_DEPTH or rec.width > MAX_WIDTH:  # never a shape `bounds` and `inspect` would refuse (issue 34)
+    if rec.depth > MAX_DEPTH or rec.width > MAX_WIDTH:  # never a shape `bounds` and `inspect` would refuse
         raise InputError("budget", f"{budget:.3g}", f"--rule {options.rule_file or rule.name} gives {rec.depth:,}x{rec.width:,} at "
                                                     f"this budget, past the largest shape depthwidth accepts (depth "
                                                     f"{MAX_DEPTH:,}, width 10^15); --rule threshold gives the minimal-depth shape")

@@ -1,7 +1,7 @@
 """Published shapes and constants behind the empirical rules of ``rules.py``, each with where it was read.
 
 Pure data (no imports from the package): depths and widths as their authors trained them, and the
-locations at which each number was checked against a stored public source (issue 24). Sizes derived
+locations at which each number was checked against a stored public source. Sizes derived
 from these shapes use the paper's count 12·L·d² (Kaplan et al. 2020), the convention of ``rules.py``.
 """
 from __future__ import annotations

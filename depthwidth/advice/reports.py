@@ -183,7 +183,7 @@ def model_report(model, reading: str = "consistent") -> ModelReport:
 
 
 def config_report(config, reading: str = "consistent") -> ConfigReport:
-    """A hfconfig.ConfigModel with its block counts, regime, bounds and plan comparison (size by its real count).
+    """A hf.config.ConfigModel with its block counts, regime, bounds and plan comparison (size by its real count).
     ``reading``: Theorem 2's c2 reading (theory.C2_READINGS)."""
     shape = config.shape
     record = bounds(shape.depth, shape.width, shape.heads, reading)

@@ -115,6 +115,6 @@ def consensus_row(budget: int, options: PlanOptions) -> RuleShape:
         p.recommended_params_with_embeddings - p.recommended_params_nonembedding,
         params_with_embeddings=p.recommended_params_with_embeddings, budget_deviation=p.recommended_budget_deviation,
         tp_sizes=p.recommended_tp_sizes, rule_depth=float(p.recommended_depth), rule_width=float(p.recommended_width),
-        formula=f"the evidence band [{lo}, {hi}], then the cheapest valid shape in it (prefer {p.prefer})",
+        formula=f"the evidence band [{lo}, {hi}], then the valid shape in it that reaches the best shape's loss soonest (prefer {p.prefer})",
         source="depthwidth evidence.py: the rules in range and the catalogue's published models (README 'How the recommendation is made')",
         fit_range=f"band [{lo}, {hi}]", verified=True, extrapolated=False, notes=(p.why,))

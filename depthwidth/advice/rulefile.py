@@ -26,8 +26,6 @@ from ..theory.frozen import frozen
 
 RULE_FORMAT = "depthwidth-rule/2"
 READ_FORMATS = ("depthwidth-rule/1", RULE_FORMAT)
-FORMS = ("levine", "power")
-GROUP_BY = ("params", "flops")
 NAME_PATTERN = re.compile(r"[a-z0-9-]+")
 
 
@@ -138,7 +136,7 @@ class FittedRule:
     created: str
     tool: str
     fitted_on: FittedOn | None = None
-    loss_model: dict | None = None  # the loss penalty refitted on the sweep (cost.loss.PenaltyModel.as_dict; issue 31)
+    loss_model: dict | None = None  # the loss penalty refitted on the sweep (cost.loss.PenaltyModel.as_dict)
     layout: AttentionLayout | None = None  # what plan --rule-file keeps (None: the runs did not say)
 
     def width_at_depth(self, depth: float) -> float | None:
@@ -219,7 +217,7 @@ def write_rule_file(rule: FittedRule, path: str | os.PathLike, force: bool = Fal
                 raise InputError("--save", str(path), "the file exists; pass --force to overwrite it") from None
             except OSError:  # a file system without hard links: the check above is the guard
                 os.replace(temp, target)
-    except OSError as err:  # the environment (read-only, full, /proc): exit 1, as every writer (issue 34)
+    except OSError as err:  # the environment (read-only, full, /proc): exit 1, as every writer
         raise cannot_write(str(path), err) from None
     finally:
         try:

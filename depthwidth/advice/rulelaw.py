@@ -10,8 +10,8 @@ import math
 from ..errors import InputError
 from ..theory.frozen import frozen
 
-DEPTH_LIMITS = (1.0, 1e4)  # a plausible optimal depth (issue 25: depth_k = 1e30 recommended 5086 layers)
-WIDTH_LIMITS = (1.0, 1e7)  # a plausible optimal width (issue 25: a = 100 gave width 3e43)
+DEPTH_LIMITS = (1.0, 1e4)  # a plausible optimal depth (depth_k = 1e30 recommended 5086 layers)
+WIDTH_LIMITS = (1.0, 1e7)  # a plausible optimal width (a = 100 gave width 3e43)
 Z95 = 1.959963984540054  # the normal quantile of a central 95% interval
 
 

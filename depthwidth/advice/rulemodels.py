@@ -108,7 +108,7 @@ class FittedOnModel(_Strict):
 
 
 class LossModel(_Strict):
-    """The loss penalty refitted on the sweep (cost.loss.PenaltyModel; issues 31 and 46). A rule file of
+    """The loss penalty refitted on the sweep (cost.loss.PenaltyModel). A rule file of
     the depth-only form (3x3 cov of ln k, a, b; no q) still reads, with q = 0."""
 
     ln_k: float

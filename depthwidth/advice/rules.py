@@ -27,7 +27,6 @@ from ..errors import not_one_of
 from .rule_type import (FIT, GUARD, KINDS, PRACTICE, RULE_LABELS, SECOND_HAND, STATUSES, THEORY, UNVERIFIED,  # noqa: F401
                         VERIFIED, Constant, Rule)
 
-DEFAULT_RULE = "levine-fit"  # the planner's --rule default until the lead wires "consensus" (evidence.py)
 FAR_OUTSIDE = 10.0  # shape notes skip a non-guard rule whose size range misses the budget by more than this factor
 
 

@@ -1,4 +1,4 @@
-"""Budgets in the terms a team has (issue 30): a time on a cluster, or a FLOP count the costed run spends.
+"""Budgets in the terms a team has: a time on a cluster, or a FLOP count the costed run spends.
 
 - ``plan --days D --gpus G --gpu X``: the parameter count N (and its training length: the compute-optimal
   20 tokens per parameter, Hoffmann et al. 2022, unless --tokens gives it) whose recommended shape trains

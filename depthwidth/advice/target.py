@@ -1,4 +1,4 @@
-"""The pick by time to the target loss (issue 31): every candidate's predicted loss penalty
+"""The pick by time to the target loss: every candidate's predicted loss penalty
 (``cost.loss``), the extra training it needs to match the best shape of the budget (the loss law),
 and its time to that target on the user's cluster (its own training time, ``cost.run.run_costs``, x
 the extra-token factor: whatever model of throughput run_costs uses, the pick follows it).
@@ -6,7 +6,7 @@ the extra-token factor: whatever model of throughput run_costs uses, the pick fo
 Preferences: ``balanced`` (the default) picks the least wall-clock time to the target (days; GPU-hours
 when no GPU count is given); ``train`` the least GPU-hours to the target; ``serve`` the least geometric
 mean of the time to the target, the KV cache per sequence and the decode latency (the serving model's
-seconds per token, ``cost.serve``, issue 44: weights, KV cache, all-reduces and per-layer overhead, every
+seconds per token, ``cost.serve``: weights, KV cache, all-reduces and per-layer overhead, every
 shape at one tensor-parallel degree, ``pick.Costing.decode_alike``; ∝ depth when a shape has none). With a loss tolerance, the pick is the fastest shape
 (its own training time, not to the target) whose predicted penalty is within the tolerance.
 Shapes that do not fit on the GPU come after every shape that does. Pure: no I/O.

@@ -147,7 +147,7 @@ def smallest_budget(budget: int, spending: Spending, constraints: Constraints) -
     """About the smallest budget above ``budget`` these options can plan: the first point of the fixed
     grid 10^(k/GRID_STEPS) above it whose minimal-depth shape is not refused (``refusals``: valid, and
     spending at most 1 + FAR_FROM_BUDGET times the budget). The grid does not move with ``budget``, so
-    every refused budget below that point names the same figure (issue 40: mixtral's 3.9e7 and 4.1e7,
+    every refused budget below that point names the same figure (mixtral's 3.9e7 and 4.1e7,
     a 10% ladder started at each refused budget, and within ±5% where a plan needs only ±50%);
     None past 10^12 times the budget."""
     import math

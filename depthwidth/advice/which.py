@@ -1,4 +1,4 @@
-"""Which of two shapes to train (`compare`'s first screen, issue 45), by the plan's own models:
+"""Which of two shapes to train (`compare`'s first screen), by the plan's own models:
 each shape's predicted loss penalty and time to the best shape's loss (``target.assess``, the loss
 model of ``cost/loss.py``), its run timed by the performance model in its best layout on the
 cluster (``pick.costing``, as `plan` costs its candidates), and the pick as `plan --prefer balanced`
@@ -41,7 +41,7 @@ class Which:
 
 
 def which(named: list, spec, fixed: tuple = (), modeled: bool = True) -> Which:
-    """The Which of ``named`` = [(label, name, blocks.Architecture)] on ``spec`` (a costs.RunSpec:
+    """The Which of ``named`` = [(label, name, blocks.Architecture)] on ``spec`` (a cost.run.RunSpec:
     accelerator, GPUs or None, context, tokens or None, and with ``modeled`` False the flat --mfu),
     ``fixed`` the layout fields the user gave ((name, value) pairs), the rest searched."""
     from ..arch import blocks

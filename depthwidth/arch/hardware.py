@@ -20,9 +20,9 @@ from ..theory.frozen import frozen
 
 TP_LIMIT = 128  # tp_sizes lists degrees up to this
 DEFAULT_MULTIPLE = 128
-# --mfu, one range for every command (cost, plan, sweep, compare, inspect; issue 40): below 0.1% a run's
-# GPU-hours pass any real run by 100x and overflow to inf for the largest budgets (issue 34: 1e-308
-# printed "inf GPU-h" and ranked on NaN; issue 40: cost took 1e-300 and printed days inf)
+# --mfu, one range for every command (cost, plan, sweep, compare, inspect): below 0.1% a run's GPU-hours
+# pass any real run by 100x and overflow to inf for the largest budgets (1e-308 would print "inf GPU-h"
+# and rank on NaN)
 MIN_MFU = 0.001
 MFU_ACCEPTED = f"expected a model FLOPs utilization from {MIN_MFU:g} to 1, such as 0.4"
 
@@ -129,17 +129,26 @@ class Accelerator:
     hbm_bandwidth: float
     source: str
     verified: str
-    # the system around it (performance model, issue 30; sources in SYSTEM_SOURCES): GPUs per node, per-GPU
-    # per-direction bandwidth of the intra-node link (NVLink/xGMI/ICI) and of the network, the best measured
-    # share of peak in one large matrix multiply (MAMF / peak), and the units a GEMM's tiles are spread over
+    # the system around it (the performance model; sources in SYSTEM_SOURCES): GPUs one intra-node link
+    # reaches (NVLink/xGMI/PCIe; a TPU's ICI slice), per-GPU per-direction bandwidth of that link and of the
+    # network, the best measured share of peak in one large matrix multiply (MAMF / peak), and the units a
+    # GEMM's tiles are spread over
     gpus_per_node: int = 8
     link_bandwidth: float = 300e9
     network_bandwidth: float = 25e9
     gemm_efficiency: float = 0.80
     compute_units: int | None = None
-    # HBM bandwidth a decode step achieves, measured by a published benchmark (serving, issue 44; source in
-    # SYSTEM_SOURCES); None: the datasheet's times ACHIEVED_SHARE (``achievable_bandwidth``)
+    # HBM bandwidth a decode step achieves, measured by a published benchmark (source in SYSTEM_SOURCES);
+    # None: the datasheet's times ACHIEVED_SHARE (``achievable_bandwidth``)
     hbm_achievable: float | None = None
+    # chips one host (server, VM) drives, and the GPUs one NVLink (or xGMI, PCIe) fabric joins in a fixed
+    # system: a DGX's 8, an NVL72 rack's 72; None where the fast link is sized per job (a TPU's ICI slice).
+    # A run without --gpus is costed on one NVLink domain, or one host without one (``node_gpus``)
+    chips_per_host: int = 8
+    nvlink_domain: int | None = 8
+    # share of peak a fused (flash) attention kernel reaches (SYSTEM_SOURCES)
+    flash_efficiency: float = 0.35
+    aliases: tuple[str, ...] = ()
 
 
 ACCELERATORS: dict[str, Accelerator] = {a.name: a for a in (
@@ -148,19 +157,20 @@ ACCELERATORS: dict[str, Accelerator] = {a.name: a for a in (
                 "BF16 Tensor Core 312 TFLOPS (624 with sparsity), 80GB HBM2e, 2,039 GB/s (SXM); no FP8",
                 "second-hand: the datasheet's figures as quoted with its link by glennklockwood.com/garden/processors/A100",
                 gpus_per_node=8, link_bandwidth=300e9, network_bandwidth=25e9, gemm_efficiency=0.859, compute_units=108,
-                hbm_achievable=1481.87e9),
+                hbm_achievable=1481.87e9, flash_efficiency=0.5, aliases=("a100", "a100-80gb-sxm")),
     Accelerator("a100-40gb", "NVIDIA A100 40GB SXM", 312e12, None, 40e9, 1.555e12,
                 "NVIDIA A100 datasheet: BF16 Tensor Core 312 TFLOPS (624 with sparsity), 40GB HBM2 at 1,555 GB/s (SXM)",
                 "second-hand: upb-pc2.atlassian.net/wiki/spaces/PC2DOK/pages/1900609 (the datasheet table) and "
                 "glennklockwood.com/garden/processors/A100",
-                gpus_per_node=8, link_bandwidth=300e9, network_bandwidth=25e9, gemm_efficiency=0.859, compute_units=108),
+                gpus_per_node=8, link_bandwidth=300e9, network_bandwidth=25e9, gemm_efficiency=0.859, compute_units=108,
+                flash_efficiency=0.5),
     Accelerator("h100", "NVIDIA H100 SXM", 989.5e12, 1979e12, 80e9, 3.35e12,
                 "NVIDIA H100 Tensor Core GPU datasheet: BF16 1,979 and FP8 3,958 TFLOPS shown with sparsity "
                 "(footnote: dense is half), 80GB HBM3, 3.35 TB/s (SXM)",
                 "second-hand: the datasheet table as reproduced by archive-lib.hpctech.co.jp; dense 989.4 TFLOPS "
                 "also in glennklockwood.com/garden/processors/h100",
                 gpus_per_node=8, link_bandwidth=450e9, network_bandwidth=50e9, gemm_efficiency=0.801, compute_units=132,
-                hbm_achievable=1904.75e9),
+                hbm_achievable=1904.75e9, aliases=("h100-sxm",)),
     Accelerator("h100-pcie", "NVIDIA H100 PCIe", 756.5e12, 1513e12, 80e9, 2.0e12,
                 "NVIDIA H100 datasheet (PCIe column): BF16 1,513 TFLOPS with sparsity (756 dense), 80GB, 2.0 TB/s; "
                 "PCIe Gen5 x16 between GPUs, 63 GB/s per direction",
@@ -172,7 +182,8 @@ ACCELERATORS: dict[str, Accelerator] = {a.name: a for a in (
                 "NVIDIA H200 Tensor Core GPU datasheet: BF16 1,979 and FP8 3,958 TFLOPS with sparsity (dense half), "
                 "141GB HBM3e, 4.8 TB/s",
                 "second-hand: several spec summaries agree (lzwjava.github.io, ai-hpc.github.io); vendor page not reached",
-                gpus_per_node=8, link_bandwidth=450e9, network_bandwidth=50e9, gemm_efficiency=0.803, compute_units=132),
+                gpus_per_node=8, link_bandwidth=450e9, network_bandwidth=50e9, gemm_efficiency=0.803, compute_units=132,
+                aliases=("h200-sxm",)),
     Accelerator("b200", "NVIDIA B200 (HGX, 1000 W)", 2.25e15, 4.5e15, 180e9, 8e12,
                 "NVIDIA HGX B200 / DGX B200 datasheet: FP16/BF16 2.25 PFLOPS and FP8 4.5 PFLOPS dense per GPU "
                 "(4.5 / 9 with sparsity), 180GB HBM3e per GPU (1,440GB per 8-GPU DGX), 8 TB/s",
@@ -189,13 +200,15 @@ ACCELERATORS: dict[str, Accelerator] = {a.name: a for a in (
                 "Google Cloud TPU v5p documentation (cloud.google.com/tpu/docs/v5p): peak compute per chip "
                 "(bf16) 459 TFLOPs, HBM2e 95GB at 2765 GBps; no FP8 (int8 only)",
                 "verified: cloud.google.com/tpu/docs/v5p-training, key specifications table",
-                gpus_per_node=6144, link_bandwidth=600e9, network_bandwidth=6.25e9, gemm_efficiency=0.80, compute_units=None),
+                gpus_per_node=6144, link_bandwidth=600e9, network_bandwidth=6.25e9, gemm_efficiency=0.80, compute_units=None,
+                chips_per_host=4, nvlink_domain=None),
 )}
 
 
-ALIASES = {"h100-sxm": "h100", "h200-sxm": "h200", "a100": "a100-80gb", "a100-80gb-sxm": "a100-80gb"}
+DEFAULT_GPU = "h100"
+ALIASES = {alias: a.name for a in ACCELERATORS.values() for alias in a.aliases}
 
-# Where the system fields come from (issue 30). Per direction, per GPU; "uni" = one direction.
+# Where the system fields come from. Per direction, per GPU; "uni" = one direction.
 SYSTEM_SOURCES = {
     "link_bandwidth": "NVLink 3/4/5 300/450/900 GB/s, MI300X xGMI 448 GB/s, PCIe 5 x16 63 GB/s per direction: "
                       "stas00/ml-engineering network/README.md @0030e63f5275 (intra-node tables); TPU v5p ICI 4,800 Gbps "
@@ -216,6 +229,16 @@ SYSTEM_SOURCES = {
                       "1,904.75 GB/s, torchao's Llama-3.1-8B bf16 decode at batch 1 (pytorch/ao "
                       "torchao/quantization/README.md @fd6e4b1f, 'CUDA backend | NVIDIA-H100 GPU'), 56.9% of the "
                       "datasheet; other parts: no decode benchmark read, A100's share assumed (ACHIEVED_SHARE, unverified)",
+    "chips_per_host": "8 GPUs per DGX/HGX A100, H100, H200, B200 and MI300X OAM platform (as gpus_per_node); TPU v5p: "
+                      "4 chips per VM host (cloud.google.com/tpu/docs/v5p, 'VM, host and slice properties')",
+    "nvlink_domain": "the 8 GPUs of one DGX/HGX joined by NVSwitch (NVLink 3/4/5), of one MI300X platform by xGMI, of one "
+                     "H100 PCIe server by PCIe (stas00/ml-engineering network/README.md @0030e63f5275, intra-node); TPU "
+                     "v5p: none, its ICI slice is chosen per job (gpus_per_node holds the largest)",
+    "flash_efficiency": "FlashAttention-2 '50-73% of the theoretical maximum FLOPs/s on A100' (Dao 2023, arXiv "
+                        "2307.08691, abstract; second-hand: the abstract as quoted by pristren.com), low end, for "
+                        "Ampere; 'FlashAttention-2 achieving only 35% utilization on the H100 GPU' (Shah et al. 2024, "
+                        "FlashAttention-3, arXiv 2407.08608, abstract) for Hopper and later parts (assumed for B200, "
+                        "MI300X, TPU: unverified)",
     "compute_units": "streaming multiprocessors: A100 108 (NVIDIA A100 whitepaper; NVIDIA/cutlass issue 335), H100 SXM "
                      "132, H100 PCIe 114, B200 148 (NVIDIA whitepapers, second-hand); MI300X 304 compute units (AMD "
                      "CDNA 3 whitepaper, second-hand); TPU: none (no wave quantization)",
@@ -231,16 +254,13 @@ def achievable_bandwidth(hw) -> float:
     return hw.hbm_achievable or ACHIEVED_SHARE * hw.hbm_bandwidth
 
 
-TPU_HOST_CHIPS = 4  # Cloud TPU v5p: 4 chips per VM host (cloud.google.com/tpu/docs/v5p, "VM, host and slice properties")
-
-
 def node_gpus(name, multiple: int = 1) -> int:
-    """The GPUs of one node (one host) of accelerator ``name`` (or an Accelerator), rounded up to a
-    multiple of ``multiple`` (tp x pp): what a run without --gpus is costed on (issues 30, 32).
-    ``gpus_per_node`` (SYSTEM_SOURCES) is the node for GPUs; a TPU's is its ICI slice, so one host's
-    4 chips stand for its node."""
+    """The chips of one node of accelerator ``name`` (or an Accelerator), rounded up to a multiple of
+    ``multiple`` (tp x pp): what a run without --gpus is costed on. A node is one NVLink domain
+    (``nvlink_domain``: a DGX's 8 GPUs, an NVL72 rack's 72), or one host where the fast link has no
+    fixed domain (``chips_per_host``: a TPU v5p host's 4 chips)."""
     hw = accelerator(name) if isinstance(name, str) else name
-    size = hw.gpus_per_node if hw.gpus_per_node <= 8 else TPU_HOST_CHIPS
+    size = hw.nvlink_domain or hw.chips_per_host
     return -(-size // multiple) * multiple
 
 
@@ -254,3 +274,9 @@ def accelerator(name: str) -> Accelerator:
     if found is None:
         raise not_one_of("--gpu", name, ACCELERATORS)
     return found
+
+
+def gpu_help() -> str:
+    """The ``--gpu`` help, from the table: every name, the default marked."""
+    names = ", ".join(f"{n} (default)" if n == DEFAULT_GPU else n for n in ACCELERATORS)
+    return f"Accelerator for memory and time: {names}."

@@ -150,7 +150,7 @@ def full_app() -> typer.Typer:
 
 def app_for(args: list) -> typer.Typer:
     """The app a command line needs: a call naming a command gets that command alone (the other
-    twelve are neither imported nor turned into Click commands: ~15 ms of a ~0.2 s call, issue 20);
+    twelve are neither imported nor turned into Click commands: ~15 ms of a ~0.2 s call);
     anything else (no arguments, --help, --version, a typo) gets every command."""
     first = args[0] if args else None
     return build((first,)) if first in COMMANDS else full_app()
@@ -162,7 +162,7 @@ def main() -> None:
 
     A call lives ~0.1 s and leaves no garbage worth collecting, so the collector stays off, and
     at exit everything still alive is frozen out of the interpreter's final collection, which
-    would otherwise walk every object Typer and Rich made (~13 ms of issue 5's startup budget).
+    would otherwise walk every object Typer and Rich made (~13 ms of a plan's start; docs/speed.md).
     """
     gc.disable()
     try:

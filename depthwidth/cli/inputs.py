@@ -171,7 +171,7 @@ def typed(values: list, texts: list) -> Typed:
 
 @contextmanager
 def as_typed(values, texts=None):
-    """An error the core raises about a budget names it as the user typed it (issue 34: ``--params 1K``
+    """An error the core raises about a budget names it as the user typed it (``--params 1K``
     was reported as '1000'): the core only sees the number, so the text is put back here."""
     texts = getattr(values, "texts", None) if texts is None else texts
     try:

@@ -14,7 +14,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from ..arch.blocks import DEFAULT_CONTEXT
-from ..arch.hardware import MIN_MFU
+from ..arch.hardware import DEFAULT_GPU, MIN_MFU, gpu_help
 
 
 def choices(name: str, *values: str, doc: Optional[str] = None) -> type:
@@ -55,7 +55,7 @@ FfnMultiple = Annotated[Optional[int], typer.Option("--ffn-multiple", help="Feed
 Tp = Annotated[int, typer.Option("--tp", help="Tensor-parallel degree every shape must shard by (t | heads, t | ffn, KV heads compatible); "
                                                  "memory per GPU is split by it. Default 1.", min=1, max=1 << 12)]
 Rule = Annotated[str, typer.Option("--rule", help="The rule that gives the recommended shape: consensus (default: the evidence band, "
-                                                  "then the cheapest valid shape in it) or any rule of `depthwidth rules`.")]
+                                                  "then the valid shape in it that reaches the best shape's loss soonest) or any rule of `depthwidth rules`.")]
 RuleFile = Annotated[Optional[str], typer.Option("--rule-file", help="A rule fitted on your own sweep by `depthwidth fit --save` (used instead of --rule).")]
 Context = Annotated[int, typer.Option("--context", help="Context length T for FLOPs per token, activations and the KV cache per "
                                                          "sequence (and max_position_embeddings on export). Default 2048.", min=1, max=1 << 30)]
@@ -72,13 +72,13 @@ GroupByOf = Annotated[GroupBy, typer.Option("--group-by", help="Group runs by pa
 Bootstrap = Annotated[int, typer.Option("--bootstrap", min=20, max=100_000, help="Bootstrap resamples per group for the intervals.")]
 Seed = Annotated[int, typer.Option("--seed", min=0, max=2**63 - 1, help="Seed of the bootstrap (same seed, same output).")]
 
-# ---- the costs of a training run (issue 23; costs.RunSpec; README "Costs of a training run"), shared by
+# ---- the costs of a training run (cost.run.RunSpec; README "Costs of a training run"), shared by
 # plan, compare, inspect (advisor helper) and sweep (wire helper): one spelling, defaults stated in --help
 Tokens = Annotated[Optional[List[str]], typer.Option("--tokens", help="Training tokens D. Alone: the budget is compute-optimal, N = D/20 "
                                                                       "(Hoffmann et al. 2022). With --params N: N trained on D tokens (sweep: "
                                                                       "every row). With --flops C: N = C/(6·D). Gives every shape its training "
                                                                       "FLOPs, GPU-hours and days.")]
-Gpu = Annotated[str, typer.Option("--gpu", help="Accelerator for memory and time: a100-80gb, a100-40gb, h100 (default), h100-pcie, h200, b200, mi300x, tpu-v5p.")]
+Gpu = Annotated[str, typer.Option("--gpu", help=gpu_help())]
 Gpus = Annotated[Optional[int], typer.Option("--gpus", help="GPUs training together (a multiple of tp x pp): gives wall-clock days and the "
                                                             "data-parallel degree ZeRO shards over. Default: none (no days; data parallel 1).",
                                              min=1, max=1 << 24)]
@@ -159,7 +159,7 @@ BLOCK = Group("BlockOptions", head_dim=(HeadDim, None), ffn_mult=(FfnMult, None)
 BlockOptions = BLOCK.values
 # the training run, its cluster and the layout fields it fixes, the rest searched by the performance model
 # (cost, compare, inspect, calibrate: one model, one answer; training.train_run reads it)
-TRAIN = Group("TrainOptions", gpu=(Gpu, "h100"), gpus=(ClusterGpus, None), tp=(SearchTp, None), pp=(SearchPp, None),
+TRAIN = Group("TrainOptions", gpu=(Gpu, DEFAULT_GPU), gpus=(ClusterGpus, None), tp=(SearchTp, None), pp=(SearchPp, None),
               cp=(SearchCp, None), micro_batch=(MicroBatch, None), global_batch=(GlobalBatch, None), recompute=(SearchRecompute, None),
               zero=(SearchZero, None), attention=(Attention, None), context=(Context, DEFAULT_CONTEXT), tokens=(Tokens, None),
               mfu=(MfuOverride, None), profile=(ProfileFile, None))
@@ -168,7 +168,7 @@ TrainOptions = TRAIN.values
 RUN = Group("RunOptions", multiple=(CheckMultiple, None), **TRAIN.options, batch=(Batch, 1))
 RunOptions = RUN.values
 # the cluster and the layout the performance model searches (plan, sweep; training.searched_run reads it)
-LAYOUT = Group("LayoutOptions", gpu=(Gpu, "h100"), gpus=(Gpus, None), pp=(SearchPp, None), zero=(SearchZero, None),
+LAYOUT = Group("LayoutOptions", gpu=(Gpu, DEFAULT_GPU), gpus=(Gpus, None), pp=(SearchPp, None), zero=(SearchZero, None),
                recompute=(SearchRecompute, None), micro_batch=(MicroBatch, None), global_batch=(GlobalBatch, None),
                attention=(Attention, None), mfu=(MfuOverride, None), profile=(ProfileFile, None))
 LayoutOptions = LAYOUT.values

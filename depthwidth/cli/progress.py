@@ -1,4 +1,4 @@
-"""Progress on stderr for work that takes more than a moment (issue 40: certify -m 2000 ran 25 s,
+"""Progress on stderr for work that takes more than a moment (certify -m 2000 ran 25 s,
 fit on 300,000 rows 16 s, with nothing shown): only when stderr is a terminal, only once the work
 has run ``DELAY`` seconds, and gone when it ends. stdout never sees it, and off a terminal (a pipe,
 a file, a test) nothing is printed at all. Rich is imported only when a bar is drawn."""

@@ -1,5 +1,5 @@
 """The training run from the command line: a budget with its training length, and the RunSpec
-(``costs.RunSpec``) every shape's costs are computed under.
+(``cost.run.RunSpec``) every shape's costs are computed under.
 
 Budget and length together (README "Costs of a training run"):
 - ``--params N``: N; no training length (costs that need one are null);
@@ -70,7 +70,7 @@ def budgets_with_tokens(params, flops, tokens) -> Budgets:
 
 def run_spec(tokens=None, gpu="h100", gpus=None, tp=1, pp=1, zero=1, recompute="selective", mfu=0.4, context=2048, batch=1,
              **model):
-    """The costs.RunSpec of the options (it checks itself: a bad value is an InputError naming its flag);
+    """The cost.run.RunSpec of the options (it checks itself: a bad value is an InputError naming its flag);
     ``model``: the RunSpec fields only the performance model reads (micro_batch, global_batch, attention, efficiency)."""
     from ..cost.run import RunSpec
 
@@ -92,7 +92,7 @@ def _choice(text, option: str, accepted: tuple) -> str | None:
 
 
 def train_run(train, batch: int = 1):
-    """(costs.RunSpec, the fixed layout fields, the --mfu override or None) of cost's run options
+    """(cost.run.RunSpec, the fixed layout fields, the --mfu override or None) of cost's run options
     (options.TRAIN: cost, compare, inspect, calibrate). The fixed fields are the layout the user gave,
     the rest searched by the performance model; every option is checked here, before any work."""
     recompute = _choice(train.recompute, "--recompute", ("none", "selective", "full"))

@@ -1,4 +1,4 @@
-"""Predicted vs billed time (issue 30): published GPU-hours of whole runs are not ideal hours.
+"""Predicted vs billed time: published GPU-hours of whole runs are not ideal hours.
 
 The model predicts the steady-state step of a healthy cluster. Published totals also hold restarts,
 failures, evaluation, long-context and annealing stages, and slower early software. Their ratio to the

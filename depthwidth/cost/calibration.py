@@ -1,4 +1,4 @@
-"""Calibration from one's own run (issue 41): the stack's efficiency that makes the performance model
+"""Calibration from one's own run: the stack's efficiency that makes the performance model
 reproduce a measured step time. Pure: numbers in, numbers out.
 
 The performance model times the compute of a step (``perf.train_step``: matrix multiplies, the

@@ -1,4 +1,4 @@
-"""Communication of a parallel layout (issue 30): collective times per GPU. Pure; NumPy arrays in.
+"""Communication of a parallel layout: collective times per GPU. Pure; NumPy arrays in.
 
 Conventions (reference card, "Performance model"):
 - ranks are ordered tensor (innermost), context, data, pipeline (outermost), as Megatron-LM orders

@@ -1,4 +1,4 @@
-"""The costs of a training run (``costs.run_costs``) as fields of a shape record.
+"""The costs of a training run (``cost.run.run_costs``) as fields of a shape record.
 
 Every shape record that `plan`, `compare` and `inspect` print gains the same cost fields, in the
 same order (README "Output fields"); the ones that need a training length are null without one.
@@ -12,7 +12,7 @@ COST_FIELDS = ("tokens", "train_flops_per_token", "train_flops", "train_gpu_hour
                "weights_bytes_per_gpu", "gradients_bytes_per_gpu", "optimizer_bytes_per_gpu", "activations_bytes_per_gpu",
                "train_memory_per_gpu_bytes", "fits_on_gpu", "kv_cache_bytes_per_sequence", "inference_memory_bytes")
 NEED_TOKENS = ("tokens", "train_flops", "train_gpu_hours", "train_days")
-# The run fields issue 23 puts on every shape record with a training length: a sweep row's costs,
+# The run fields on every shape record with a training length: a sweep row's costs,
 # and (without ``tokens``) the ones a plan repeats for its recommended shape (``recommended_`` + name).
 RUN_FIELDS = ("tokens", "train_flops", "train_gpu_hours", "train_days", "train_memory_per_gpu_bytes", "fits_on_gpu",
               "kv_cache_bytes_per_sequence")
@@ -22,7 +22,7 @@ TIME_FIELDS = ("step_seconds", "tokens_per_second", "mfu", "layout", "calibrated
 
 
 def cost_fields(costs, tokens_given: bool = True) -> dict:
-    """The COST_FIELDS of a ``costs.RunCosts``; without a training length the fields that need one
+    """The COST_FIELDS of a ``cost.run.RunCosts``; without a training length the fields that need one
     are None (the costs may have been computed at an assumed length, for ranking only)."""
     out = {name: getattr(costs, name) for name in COST_FIELDS}
     if not tokens_given:

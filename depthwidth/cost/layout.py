@@ -1,4 +1,4 @@
-"""Layout search (issue 30): the fastest parallel layout of one shape on a cluster that fits in memory.
+"""Layout search: the fastest parallel layout of one shape on a cluster that fits in memory.
 
 The layouts: tensor-parallel degrees the heads, KV heads and feed-forward allow (``hardware.tp_sizes``)
 within one node; context-parallel degrees for long contexts; every pipeline degree that leaves a whole
@@ -44,7 +44,7 @@ FIELDS = ("tp", "cp", "pp", "dp", "interleave", "micro_batch")
 def default_global_batch(params: float, context: int) -> int:
     """GPT-3's batch in tokens for a model of ``params`` parameters, in sequences of ``context`` tokens,
     rounded to the nearest power of two (in log: 244 -> 256, 977 -> 1024, 1562 -> 2048), as engineers
-    set batches that the data-parallel degree and the micro-batch divide (issue 41)."""
+    set batches that the data-parallel degree and the micro-batch divide."""
     import math
 
     tokens = next(t for limit, t in BATCH_TOKENS if params <= limit)
@@ -191,7 +191,7 @@ def search_grid(arch, hw, gpus: int, context: int, global_batch: int, fixed: dic
     memory = memory_per_gpu(arch, lay, context, options.get("sequence_parallel", True), attention_kernel(arch, layout) == "flash")
     step = np.asarray(training_rates(arch, hw, layout, context, global_batch, gpus)["step_seconds"], dtype=np.float64)
     fits = memory <= (hw.hbm_bytes if memory_limit is None else memory_limit)
-    # ties: ZeRO 0-2 before ZeRO 3 (the simpler stage, issue 41), then the least memory
+    # ties: ZeRO 0-2 before ZeRO 3 (the simpler stage), then the least memory
     order = (np.lexsort((memory, lay["zero"] >= 3, np.where(fits, step, np.inf))) if fits.any()
              else np.argsort(memory, kind="stable"))
     i = int(order[0])

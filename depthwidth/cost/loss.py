@@ -1,5 +1,5 @@
 """What a shape costs in loss: the penalty against the best shape of its size, and the extra training
-that penalty is worth (issues 31 and 46).
+that penalty is worth.
 
 Pure: numbers in, numbers out (scalars or NumPy arrays); no I/O. The constants of ``SHIPPED`` come
 from ``lossfit.shipped_fit`` on the committed ablations (``cost/ablations.json``; docs/loss.md), and
@@ -76,7 +76,6 @@ BESIROGLU_2024 = LossLaw(
     "alpha 0.34781, beta 0.36585)")
 # Training tokens per parameter the shipped model's data span (Gemstones: 2B at 100B tokens to 48M at 350B)
 SHIPPED_TOKENS_PER_PARAM = (49.3, 7237.2)
-LAWS = {law.name: law for law in (HOFFMANN_2022, BESIROGLU_2024)}
 DEFAULT_LAW = HOFFMANN_2022
 
 

@@ -1,5 +1,5 @@
 """Fitting the loss-penalty model (``loss.PenaltyModel``) on same-size ablations, and testing it on
-groups and studies it has not seen (issues 31 and 46; docs/loss.md).
+groups and studies it has not seen (docs/loss.md).
 
 A group is one study's shapes of one size class, trained on the same tokens under one condition.
 Within a group the parameter counts are not equal (Gemstones: +38% at 50M, +23% at 100M, 3-14%
@@ -32,7 +32,7 @@ DATA = Path(__file__).with_name("ablations.json")
 # Gemstones' four training conditions and Petty et al.'s one (C4, ~131B tokens); the 350B Gemstones models evaluated
 # on other corpora (constLR_350B_eval_*) are the same runs, not further measurements
 TRAINING_CONDITIONS = ("constLR_100B", "constLR_350B", "cooldown_99B", "halfLR_100B", "C4_131B")
-MEASURED_NOISE = 0.005  # issue 31: a held-out best within 0.5% of the measured best counts (no seed spread is stated)
+MEASURED_NOISE = 0.005  # a held-out best within 0.5% of the measured best counts (no seed spread is stated)
 
 
 def load_ablations(path: str | Path | None = None) -> dict:

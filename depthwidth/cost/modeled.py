@@ -1,4 +1,4 @@
-"""A shape's run costs with its time from the performance model (issues 30, 31): what `plan` and `sweep`
+"""A shape's run costs with its time from the performance model: what `plan` and `sweep`
 rank and print for every candidate.
 
 ``run.run_costs`` gives FLOPs, memory and the KV cache of one layout; the performance model

@@ -1,4 +1,4 @@
-"""Performance model of training (issue 30): the time of one optimizer step of one shape, on one
+"""Performance model of training: the time of one optimizer step of one shape, on one
 accelerator, in one parallel layout. Pure; every layout field may be a NumPy array (the layout search
 evaluates hundreds of layouts of one shape at once). Split as Calculon does (Isaev et al., SC'23): the
 model (``blocks.Architecture``), the system (``hardware.Accelerator``), the execution (``Layout``).
@@ -11,7 +11,7 @@ Compute (reference card, "Performance model"):
   units in whole waves): NVIDIA, "Matrix Multiplication Background User's Guide", Sec. 2.3 and 3;
   Anthony et al. 2024, arXiv 2401.14489;
 - the attention core: ``flash`` (FlashAttention, Dao et al. 2022/2023: one fused kernel, causal half of
-  the T x T scores computed, FLASH_EFFICIENCY of peak) or ``unfused`` (Megatron-LM 2021/2022: the score
+  the T x T scores computed, ``Accelerator.flash_efficiency`` of peak) or ``unfused`` (Megatron-LM 2021/2022: the score
   and context batched products on the roofline, the full T x T matrix, its softmax and dropout moved
   through HBM);
 - element-wise work (norms, activation, residual adds, dropout) from the bytes it reads and writes;
@@ -29,12 +29,6 @@ from ..theory.frozen import frozen
 
 SMALL_TILE = 16  # tensor-core operands come in multiples of 8 (fp16) elements: NVIDIA guide Sec. 2.2; 16 assumed
 TILE = 128  # cuBLAS tile edge (NVIDIA Matrix Multiplication Background guide, Sec. 2.3: 256x128, 128x128 typical)
-# share of peak a fused (flash) attention kernel reaches: FlashAttention-2 "50-73% of the theoretical maximum
-# FLOPs/s on A100" (Dao 2023, arXiv 2307.08691, abstract; second-hand: the abstract as quoted by pristren.com),
-# low end, for Ampere; "FlashAttention-2 achieving only 35% utilization on the H100 GPU" (Shah et al. 2024,
-# FlashAttention-3, arXiv 2407.08608, abstract) for Hopper and later parts (assumed for B200, MI300X, TPU)
-FLASH_EFFICIENCY = {"a100-80gb": 0.5, "a100-40gb": 0.5}
-FLASH_EFFICIENCY_DEFAULT = 0.35
 BYTES = 2  # bf16 weights, activations and gradients
 ADAM_BYTES_PER_PARAM = 36  # optimizer step: reads 2+4+12 and writes 2+4... of bf16 weight, fp32 grad/master, m, v
 RECOMPUTE_CODE = {"none": 0, "selective": 1, "full": 2}
@@ -78,7 +72,7 @@ MEGATRON_FAMILIES = ("vanilla", "gpt2")  # blocks trained the GPT-3/Megatron-LM 
 
 def attention_kernel(arch, layout: Layout) -> str:
     """The layout's attention kernel; by default ``flash`` for every block, as engineers train today
-    (issue 41; the published runs of Megatron-LM 2021-22, which had no fused kernel, say ``unfused``)."""
+    (the published runs of Megatron-LM 2021-22, which had no fused kernel, say ``unfused``)."""
     return layout.attention or "flash"
 
 
@@ -136,7 +130,7 @@ def layer_forward(arch, hw, layout: Layout, context: int, gemm=None):
     kv_len = float(context)
     if attention_kernel(arch, layout) == "flash":
         flops = 0.5 * 2.0 * b * heads * (context / c) * kv_len * (qk + v)
-        core = flops / (hw.bf16_flops * FLASH_EFFICIENCY.get(hw.name, FLASH_EFFICIENCY_DEFAULT))
+        core = flops / (hw.bf16_flops * hw.flash_efficiency)
         core_bytes = 0.0
     else:
         core = (gemm(context / c, kv_len, qk, hw, b * heads) + gemm(context / c, v, kv_len, hw, b * heads))

@@ -1,4 +1,4 @@
-"""What one shape costs on a cluster (issue 30): the layout search, training rates, days and serving,
+"""What one shape costs on a cluster: the layout search, training rates, days and serving,
 as one record of plain values (the `cost` command's JSON fields; docs/performance.md). Pure."""
 from __future__ import annotations
 
@@ -72,8 +72,8 @@ MOST_NODES = 1 << 12  # without --gpus, the largest cluster tried for a model on
 
 def _cluster_search(arch, hw, gpus: int, cluster: Cluster, batch: int, fixed: dict) -> tuple:
     """(GPUs, ``layout.search``'s answer, a note or None): on the GPUs given; without --gpus on one node,
-    or when no layout fits there, on the smallest cluster of 2, 4, 8, ... nodes where one does (issue 41:
-    a 70B plan on one node "did NOT fit" and took 2,589 days, naming no cluster)."""
+    or when no layout fits there, on the smallest cluster of 2, 4, 8, ... nodes where one does
+    (a 70B plan is not costed on one node it does not fit)."""
     from .layout import search
 
     def searched(n):

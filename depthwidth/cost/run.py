@@ -1,4 +1,4 @@
-"""Costs of a training run (issue 23): FLOPs, memory per GPU, KV cache and time for one shape.
+"""Costs of a training run: FLOPs, memory per GPU, KV cache and time for one shape.
 
 Pure: numbers in, numbers out; imports only blocks, hardware and errors. The formulas are written
 once, as functions of plain numbers that accept NumPy arrays too, so ``run_costs`` (one
@@ -170,8 +170,8 @@ class RunCosts:
 
 def check_stages(pp: int, depth: int, name: str) -> None:
     """More pipeline stages than layers leave a stage with no layer, a layout no framework runs
-    (Megatron-LM splits the layers over the stages): an input error naming the shape (issue 40:
-    compare --pp 4096 reported 226 GB/GPU). ``name`` says whose ``depth`` it is."""
+    (Megatron-LM splits the layers over the stages): an input error naming the shape
+    (not a memory per GPU for a layout that cannot exist). ``name`` says whose ``depth`` it is."""
     if pp > depth:
         raise InputError("--pp", pp, f"more pipeline stages than the {depth:,} layers of {name}; expected at most {depth:,} "
                                      "(each stage holds at least one layer)")

@@ -1,4 +1,4 @@
-"""Serving (issues 30, 44): time to first token, decode time per token at a batch, tokens/s per GPU.
+"""Serving: time to first token, decode time per token at a batch, tokens/s per GPU.
 
 The decode step of one tensor-parallel rank, term by term (docs/performance.md, "Serving"):
 
@@ -22,7 +22,7 @@ The decode step of one tensor-parallel rank, term by term (docs/performance.md, 
   bandwidth, over PREFILL_EFFICIENCY; 2 all-reduces per layer) + REQUEST_OVERHEAD, the fixed cost per
   request. That fits to 0 once each engine's definition is read: LMDeploy streams its first token after
   the first decode step (its 1-token prompts take one decode step; the table's rows say so), which is the
-  fixed cost that made 128-token prompts 33-37% low before (issue 44).
+  fixed cost that made 128-token prompts 33-37% low before.
 
 The constants without a datasheet or a benchmark of their own (LAYER_OVERHEAD, ALLREDUCE_*,
 DECODE_ATTENTION_SHARE, PREFILL_EFFICIENCY, REQUEST_OVERHEAD) are fitted once on

@@ -1,4 +1,4 @@
-"""Serving calibration (issue 44): one measured decode figure fixes an engine's serving efficiency.
+"""Serving calibration: one measured decode figure fixes an engine's serving efficiency.
 
 Pure: text in, numbers out; no I/O. A measurement is what a serving benchmark prints, read by
 ``parse_serving_log`` from one of these scripts' output (formats read in each project's source):

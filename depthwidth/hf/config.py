@@ -1,22 +1,22 @@
 """Hugging Face ``config.json`` -> ``blocks.Architecture``, its shape and its counts.
 
-Every count comes from ``blocks.py``; this module reads keys (hfread.py names them, hflayers.py reads
+Every count comes from ``blocks.py``; this module reads keys (hf/read.py names them, hf/layers.py reads
 heads, experts and latent attention). The first non-null key of each list wins, and a key the file
 leaves out takes transformers' default for the family (hf_defaults.json, generated from transformers'
 config classes by benchmarks/hf_defaults.py): ``tie_word_embeddings``, ``head_dim`` (Gemma: 256),
 ``num_key_value_heads`` (Mistral: 8), ``num_local_experts`` (Mixtral: 8), ``intermediate_size``
 (LLaMA: 11008), a multimodal ``text_config``'s ``model_type`` (llava: llama), ...
 
-- depth, width, heads, feed-forward, head size and key/value heads as in hfread.py (GPT-2's null
+- depth, width, heads, feed-forward, head size and key/value heads as in hf/read.py (GPT-2's null
   ``n_inner`` is 4·width; MPT's ``expansion_ratio``; BLOOM's ``n_embed``; CTRL's ``dff``).
-- gated feed-forward (3·d·f): a family whose MLP is gated (hffamilies.GATED_MODEL_TYPES), T5's
+- gated feed-forward (3·d·f): a family whose MLP is gated (families.GATED_MODEL_TYPES), T5's
   ``gated-`` ``feed_forward_proj``, or any activation key (``hidden_act``, ``hidden_activation``,
   ``activation_function``, ...) naming a GLU or SiLU/Swish.
-- mixture of experts (hflayers._moe), dense layers from every key transformers uses for them.
+- mixture of experts (layers._moe), dense layers from every key transformers uses for them.
 - latent attention (DeepSeek-V2/V3), DSA indexers (DeepSeek-V3.2), attention output gates, ALBERT's
   shared layers, encoder-decoders (both stacks; depth is the encoder's), TrOCR-style cross-attention.
 - ``params_embedding``: input table, untied head, learned position tables and token types, a
-  factorized embedding's projections (hffamilies.position_embeddings); None when unknown.
+  factorized embedding's projections (families.position_embeddings); None when unknown.
 
 A model that is not one attention + feed-forward stack (state-space or hybrid layers, convolutional
 feature encoders, Conformers, audio codecs, detection backbones, several stacks of different sizes)
@@ -40,7 +40,7 @@ from .mixers import HYBRID_TYPES, hybrid_layout, nemotron_h_types
 from .read import (DECODER_ARCHITECTURE_HINTS, DEPTH_KEYS, ENCODER_ARCHITECTURE_HINTS, EXPECTED, FFN_KEYS,  # noqa: F401
                      HEAD_DIM_KEYS, HEADS_KEYS, KV_HEADS_KEYS, MAX_CONFIG_BYTES, MAX_SIZE, NESTED_KEYS, OTHER_DEFAULTS_UNSAID,
                      OTHER_KEYS, READ_KEYS, ROLES, VOCAB_KEYS, WIDTH_KEYS, _first, _optional, _whole, read_config,
-                     read_config_bytes, read_config_file)
+                     plainly_valid, read_config_bytes, read_config_file)
 from ..theory.shapes import Shape, make_shape, params
 from ..theory.frozen import frozen
 
@@ -94,7 +94,7 @@ def _gating(cfg: dict, model_type: str | None, source: str = "config") -> str | 
     projection = cfg.get("feed_forward_proj")
     if isinstance(projection, str):
         return f"feed_forward_proj {projection!r}" if projection.startswith("gated-") else None
-    for key in ACTIVATION_KEYS:  # issue 34: ["silu"] was taken (transformers' ACT2FN needs a name)
+    for key in ACTIVATION_KEYS:  # ["silu"] was taken (transformers' ACT2FN needs a name)
         value = cfg.get(key)
         if value is not None and not isinstance(value, str):
             raise InputError("config", source, f"{key} = {str(value)[:30]} is not an activation name such as \"silu\"; {EXPECTED}")
@@ -213,10 +213,11 @@ def _assumptions(cfg: dict, model_type: str | None) -> list[str]:
 
 
 def inspect_config(cfg: dict, source: str) -> ConfigModel:
-    """Shape, block and counts of a parsed config.json (validated by ``hffiles.ConfigFile``; counts by ``blocks``)."""
-    from .files import check_config
+    """Shape, block and counts of a parsed config.json (validated by ``hf.files.ConfigFile``; counts by ``blocks``)."""
+    if not plainly_valid(cfg):  # Pydantic (~0.2 s to import) only for a config it must judge
+        from .files import check_config
 
-    check_config(cfg, source)
+        check_config(cfg, source)
     notes: list[str] = []
     outer: list[str] = []
     given = cfg

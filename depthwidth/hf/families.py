@@ -1,7 +1,7 @@
-"""What ``hfconfig`` knows about transformers' model families: defaults, gating, layouts, positions.
+"""What ``hf.config`` knows about transformers' model families: defaults, gating, layouts, positions.
 
 - ``family_defaults``: the generated table ``hf_defaults.json`` (benchmarks/hf_defaults.py reads
-  transformers' own config classes): the default of every key ``hfconfig`` reads, per model type,
+  transformers' own config classes): the default of every key ``hf.config`` reads, per model type,
   and the model type of each default sub-config (llava's ``text_config`` is ``llama``); ``outer_tie``:
   whether a multimodal model's head is tied, read as transformers reads it.
 - family lists (which feed-forwards are gated, which mixture-of-experts layouts are modelled, which
@@ -81,7 +81,7 @@ MOE_MODEL_TYPES = frozenset({
     "afmoe", "aria_text", "axk1", "beam", "cohere2_moe", "deepseek_v32", "ernie4_5_moe", "exaone_moe", "flint",
     "glm4_moe_lite", "glm_moe_dsa", "granitemoe_swa", "hy_v3", "kolibri1", "laguna", "llama4_text", "mellum",
     "minimax_m2", "minimax_m3_vl_text", "mistral4", "qwen3_vl_moe_text", "solar_open",
-    # hybrids whose expert layers hf/mixers.py places (issue 33)
+    # hybrids whose expert layers hf/mixers.py places
     "jamba", "granitemoehybrid", "kimi_linear", "bailing_hybrid", "minimax", "nemotron_h", "qwen3_next", "qwen3_5_moe_text",
 })
 
@@ -92,7 +92,7 @@ MOE_MODEL_TYPES = frozenset({
 TIE_FROM_TEXT = frozenset({"llava", "llava_onevision", "llava_next_video", "fast_vlm", "minimax_m3_vl", "video_llama_3",
                            "shieldgemma2"})
 
-# Gemma 4 text stacks: per-layer-type attention sizes and per-layer inputs (hflayers.gemma4_layers).
+# Gemma 4 text stacks: per-layer-type attention sizes and per-layer inputs (layers.gemma4_layers).
 GEMMA4_TYPES = frozenset({"gemma4", "gemma4_text", "gemma4_unified", "gemma4_unified_text"})
 # A sigmoid gate (d x 1) on the shared expert (Qwen-MoE); other families with shared_expert_intermediate_size have none.
 SHARED_EXPERT_GATE_TYPES = frozenset({"qwen2_moe", "qwen3_next", "qwen3_5_moe_text"})
@@ -162,13 +162,13 @@ NOT_ONE_STACK = {
         "xmod", "luke", "lilt"),
     "two attention blocks and two feed-forwards per layer, with zero-computation experts (LongCat-Flash)": (
         "longcat_flash",),
-    # read by their ``depth`` key since issue 33; these differ from transformers' build by 8-156% (DeepStack mergers
+    # read by their ``depth`` key; these differ from transformers' build by 8-156% (DeepStack mergers
     # numbered like layers, fused qkv with another MLP width) or transformers builds none to check them against
     "a vision tower whose blocks (DeepStack mergers, MLP widths) are not modelled or not checked against transformers": (
         "qwen3_vl_vision", "qwen3_vl_moe_vision", "qwen3_omni_moe_vision_encoder", "cohere_compass_vision",
         "exaone4_5_vision", "qwen2_5_vl_vision", "qwen2_5_omni_vision_encoder", "qwen2_vl_vision", "glm4v_vision",
         "glm4v_moe_vision", "ernie4_5_vl_moe_vision", "idefics_vision"),
-    # towers built alone from their sub-config (transformers 5.23), 17-100% off as one stack (issue 40)
+    # towers built alone from their sub-config (transformers 5.23), 17-100% off as one stack
     "cross-attention to an encoder of another width (cross_hidden_size) in every layer (DiaDecoderLayer)": (
         "dia_decoder",),
     "grouping blocks (group tokens, assignment attention, group projectors) between its stages (GroupViT)": (

@@ -1,11 +1,11 @@
 """Pydantic models of the two Hugging Face files depthwidth reads: ``config.json`` (``ConfigFile``,
-checked by ``hfconfig.inspect_config``) and the Trainer's ``trainer_state.json`` (``TrainerState``,
-checked by ``results.eval_loss``). Imported only when such a file is read, never by ``plan`` or
-``bounds``.
+checked by ``config.inspect_config`` when ``read.plainly_valid`` cannot vouch for it) and the Trainer's
+``trainer_state.json`` (``TrainerState``, checked by ``results.eval_loss``). Imported only when such a
+file is read, never by ``plan`` or ``bounds``; a config that is plainly valid (most are) skips it.
 
 The models check the structure the readers rely on and keep every other key as it is
 (``extra="allow"``: a config holds hundreds of keys the tool does not read). Which key wins and the
-family defaults stay with the readers (hfread, hfconfig, hflayers). The first error becomes one
+family defaults stay with the readers (hf/read.py, hf/config.py, hf/layers.py). The first error becomes one
 InputError line, ``bad config 'x.json': text_config.num_hidden_layers = 12.5 is not a whole number
 from 1 to 10^15; expected a Hugging Face config.json``, as rule files' errors do (``rulemodels``).
 """
@@ -17,7 +17,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from pydantic_core import PydanticCustomError
 
 from ..errors import InputError
-from .read import EXPECTED, EXPERTS_KEYS, MAX_SIZE, NESTED_KEYS, ROLES, shown
+from .read import EXPECTED, EXPERTS_KEYS, FLAG_KEYS, MAX_SIZE, NESTED_KEYS, ROLES, shown
 
 TRAINER_STATE = "a Hugging Face Trainer's trainer_state.json"
 
@@ -58,8 +58,6 @@ def _flag(value):
     raise PydanticCustomError("depthwidth", "is not true or false")
 
 
-FLAG_KEYS = ("tie_word_embeddings", "is_decoder", "multi_query", "multi_query_attention", "new_decoder_architecture",
-             "sinusoidal_pos_embds")  # read as yes/no by hfconfig and hflayers
 FiniteNumber = Annotated[float, Field(strict=True, allow_inf_nan=False), _says("a finite number")]
 
 
@@ -71,9 +69,9 @@ Count, CountOrZero = Optional[_whole(1)], Optional[_whole(0)]
 _ROLE_FIELDS = {key: (CountOrZero if keys is EXPERTS_KEYS else Count, None) for keys in ROLES for key in keys}
 ConfigFile = create_model(
     "ConfigFile", __base__=_Open, __module__=__name__,
-    __doc__="A config.json: each role key (hfread.ROLES: depth, width, heads, ...) a whole number when given "
+    __doc__="A config.json: each role key (read.ROLES: depth, width, heads, ...) a whole number when given "
             "(experts may be 0), each yes/no key (FLAG_KEYS) true or false, architectures a list of strings, model_type a string, a nested language "
-            "model (hfread.NESTED_KEYS: text_config, ...) a config of its own. Null is as good as absent.",
+            "model (read.NESTED_KEYS: text_config, ...) a config of its own. Null is as good as absent.",
     **_ROLE_FIELDS,
     architectures=(Optional[Annotated[List[Annotated[str, Field(strict=True)]], _says("a list of strings")]], None),
     model_type=(Optional[Annotated[str, Field(strict=True), _says("a string")]], None),

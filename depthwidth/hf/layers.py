@@ -1,6 +1,6 @@
 """Layer layouts read from a config: key/value heads, mixtures of experts, latent attention, indexers.
 
-Helpers of ``hfconfig.inspect_config``; each returns ``blocks.Architecture`` fields (and, for a
+Helpers of ``hf.config.inspect_config``; each returns ``blocks.Architecture`` fields (and, for a
 mixture of experts, why it cannot be counted). Sources of each rule: the docstrings, checked against
 transformers' own builds (tests/golden/hf_counts.json).
 """
@@ -52,7 +52,7 @@ def _moe(cfg: dict, model_type: str | None, depth: int, ffn: int, source: str, n
     experts = None if experts_found is None else _whole(*experts_found, source, lowest=0)
     if cfg.get("is_moe") is False:  # Doge: expert keys that the dense model ignores
         return {}, None
-    if experts == 0 and model_type in MOE_MODEL_TYPES:  # issue 34: Mixtral with 0 experts was counted as dense
+    if experts == 0 and model_type in MOE_MODEL_TYPES:  # Mixtral with 0 experts was counted as dense
         raise InputError("config", source, f"{experts_found[0]} = 0 in a {model_type} config: its sparse block routes "
                                            f"to at least one expert; {EXPECTED}")
     if not experts or experts == 1:
@@ -84,7 +84,7 @@ def _moe(cfg: dict, model_type: str | None, depth: int, ffn: int, source: str, n
                  + ": params_nonembedding counts every expert, params_active the top-k, shared experts and router")
     if model_type not in MOE_MODEL_TYPES and family_defaults(model_type) is not None:
         # a transformers family whose expert layout is not checked: a guess here was wrong for every such family
-        # in the golden table (axk2, hy_v4, muse_spark, ... issue 33), so null with the reason, never a silent guess
+        # in the golden table (axk2, hy_v4, muse_spark, ...), so null with the reason, never a silent guess
         return {}, (f"the expert layout of model_type {model_type!r} (shared experts, dense layers, expert sizes) "
                     "is not modelled")
     if model_type not in MOE_MODEL_TYPES:
@@ -113,7 +113,7 @@ def _indexed_layers(cfg: dict, depth: int, source: str) -> int:
     return depth
 
 
-# Layer-schedule keys (issue 40: DeepSeek-V3 with first_k_dense_replace 1000 on 61 layers was read as
+# Layer-schedule keys (DeepSeek-V3 with first_k_dense_replace 1000 on 61 layers was read as
 # all-dense, 35.6B for 669B): where the experts start, their period, the layers they skip and the
 # per-layer lists, each with the range a config of ``depth`` layers can mean.
 FIRST_LAYER_KEYS = ("first_k_dense_replace", "num_dense_layers", "moe_layer_start_index")  # 0 to depth
@@ -178,7 +178,7 @@ def _sparse_layers(cfg: dict, depth: int, source: str) -> list[int]:
     freq = _optional(cfg, ("moe_layer_freq",), source) or 1  # DeepSeek: layer % freq == 0
     step = _optional(cfg, ("decoder_sparse_step", "moe_layer_interval", "interleave_moe_layer_step"), source) or 1
     # Qwen, ERNIE, Llama 4: (layer + 1) % step == 0
-    only_mlp = _layer_list(cfg, "mlp_only_layers", source) or []  # in range: check_layer_schedule (issue 34: 99 and -1)
+    only_mlp = _layer_list(cfg, "mlp_only_layers", source) or []  # in range: check_layer_schedule (99 and -1)
     return [i for i in range(depth) if i >= first_dense and (last is None or i <= last) and i % freq == 0
             and (i + 1) % step == 0 and i not in only_mlp]
 

@@ -1,4 +1,4 @@
-"""Reading a Hugging Face ``config.json``: parsing with clear errors, the keys ``hfconfig`` reads.
+"""Reading a Hugging Face ``config.json``: parsing with clear errors, the keys ``hf.config`` reads.
 
 Every role (depth, width, heads, ...) is a list of key names; the first non-null one wins.
 ``READ_KEYS`` are all the keys the tool reads: benchmarks/hf_defaults.py records transformers'
@@ -107,10 +107,37 @@ def shown(value: object) -> str:
     return text if len(text) <= 40 else text[:36] + "..."
 
 
+FLAG_KEYS = ("tie_word_embeddings", "is_decoder", "multi_query", "multi_query_attention", "new_decoder_architecture",
+             "sinusoidal_pos_embds")  # read as yes/no by hf/config.py and hf/layers.py
+
+
+def plainly_valid(cfg: object) -> bool:
+    """True when ``cfg`` certainly passes ``hf.files.ConfigFile`` (which imports Pydantic, ~0.2 s):
+    a JSON object of string keys whose role keys are whole numbers from 1 (experts 0) to 10^15,
+    yes/no keys true, false, 0 or 1, ``architectures`` a list of strings, ``model_type`` a string,
+    nested configs (NESTED_KEYS) valid configs; null anywhere is as good as absent. False asks for
+    ConfigFile's check, which names the problem (or, for a value this test is unsure of, accepts it)."""
+    if type(cfg) is not dict or any(type(key) is not str for key in cfg):
+        return False
+    for keys in ROLES:
+        lowest = 0 if keys is EXPERTS_KEYS else 1
+        if any(cfg.get(k) is not None and (type(cfg[k]) is not int or not lowest <= cfg[k] <= MAX_SIZE) for k in keys):
+            return False
+    if any(cfg.get(k) is not None and type(cfg[k]) is not bool and not (type(cfg[k]) is int and cfg[k] in (0, 1))
+           for k in FLAG_KEYS):
+        return False
+    names = cfg.get("architectures")
+    if names is not None and (type(names) is not list or any(type(n) is not str for n in names)):
+        return False
+    if cfg.get("model_type") is not None and type(cfg["model_type"]) is not str:
+        return False
+    return all(cfg.get(k) is None or plainly_valid(cfg[k]) for k in NESTED_KEYS)
+
+
 def _whole(key: str, value: object, source: str, lowest: int = 1) -> int:
     """A whole config value from ``lowest`` to 10^15 (bools, floats and strings are rejected).
 
-    The file's role keys were checked by ``hffiles.ConfigFile`` already; this guards what the model
+    The file's role keys were checked by ``hf.files.ConfigFile`` already; this guards what the model
     does not see: keys read only in some layouts, family defaults, values derived from others."""
     if isinstance(value, bool) or not isinstance(value, int) or not lowest <= value <= MAX_SIZE:
         raise InputError("config", source, f"{key} = {shown(value)} is not a whole number from {lowest} to 10^15; {EXPECTED}")

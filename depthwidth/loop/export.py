@@ -197,7 +197,7 @@ def export_record(block: Architecture, fmt: str, path: str, context: int = DEFAU
     """The record printed for a written config: its path, the block and blocks.py's counts."""
     block = with_vocab(block, fmt)
     notes = export_notes(block, fmt, context) if notes is None else notes
-    # the table the written model learns counts in params_embedding (issue 21): the block's own (the gpt2
+    # the table the written model learns counts in params_embedding: the block's own (the gpt2
     # preset's: context rows), a plain block's context rows, none where the format has rotary positions
     rows = learned_positions(block, context) if learns_positions(block, fmt) else 0
     block = replace(block, position_params=rows * block.width)
@@ -227,7 +227,7 @@ def config_path(out: str, fmt: str = "hf-llama") -> str:
 
 def check_out(out: str, fmt: str) -> None:
     """--out names a file of this format or a folder: never empty, never another format's file name
-    (issue 34: ``--out x.yaml`` for hf-llama made a folder x.yaml; ``--out ""`` was exit 1)."""
+    (``--out x.yaml`` for hf-llama made a folder x.yaml; ``--out ""`` was exit 1)."""
     if not out.strip():
         raise InputError("--out", out, "expected a file or folder name, such as model/ or config.json")
     own = target(fmt).extensions

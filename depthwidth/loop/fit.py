@@ -1,4 +1,4 @@
-"""Fit your own depth/width rule from a sweep's results (issue 15), the method of Levine et al.
+"""Fit your own depth/width rule from a sweep's results, the method of Levine et al.
 2020 (NeurIPS version, "The Depth-to-Width Interplay in Self-Attention", Sec. 4): at each size
 find the depth with the lowest loss; across sizes fit how that optimum moves.
 
@@ -43,7 +43,7 @@ import numpy as np
 from scipy import optimize
 
 from ..errors import InputError
-from .results import ACCEPTED, Run, read, records_of, to_runs
+from .results import Run
 from ..advice.rulefile import (RULE_FORMAT, AttentionLayout, FitRange, FittedOn, FittedRule, GroupOptimum, LevineLaw,
                                PowerLaw, Source)
 from .sizes import SizeOptimum, budget_of, held_layout  # noqa: F401 - SizeOptimum: fit's JSON record
@@ -96,18 +96,6 @@ class FitReport:
         groups = tuple(GroupOptimum(g.size, g.optimal_depth, g.depth_interval, g.runs) for g in self.groups)
         return FittedRule(RULE_FORMAT, self.name, self.form, self.levine, self.power, self.group_by, self.fit_range,
                           groups, self.source, created, tool, self.fitted_on, layout=self.layout)
-
-
-# ---- reading (results.py; kept here for callers of 0.2) -------------------------------------------
-
-def read_results_file(path: str) -> tuple[str, str]:
-    """(text, sha256) of a results file, through the one bounded reader."""
-    return read(path)
-
-
-def parse_results(text: str, source: str = "results.csv", group_by: str = "params", loss_column: str = "loss") -> tuple[Run, ...]:
-    """Runs from the text of a CSV, JSON or JSONL results file (``results.to_runs``)."""
-    return to_runs(records_of(text, source), source, group_by, loss_column)
 
 
 # ---- grouping ------------------------------------------------------------------------------------

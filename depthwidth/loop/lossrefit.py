@@ -1,4 +1,4 @@
-"""The loss-penalty model refitted on a user's own sweep (issue 31): ``fit --save`` stores it in the
+"""The loss-penalty model refitted on a user's own sweep: ``fit --save`` stores it in the
 rule file (``loss_model``) and ``plan --rule-file`` predicts every candidate's ``loss_vs_best`` with it.
 
 Kept apart from ``fit.py`` (the optimum-depth laws): the same runs, grouped the same way

@@ -180,7 +180,7 @@ def to_runs(records: list[dict], source: str, group_by: str = "params", loss_col
                              "not trained")
         values = {k: _number(record.get(k), k, where) for k in ("depth", "width", *size_names)}
         loss = _number(record.get(loss_key), "loss", where, positive=False)
-        if loss < 0:  # issue 34: negative losses passed silently
+        if loss < 0:  # never passed silently
             raise InputError("loss", record.get(loss_key), f"{where}: a cross-entropy loss is never negative")
         if group_by == "params" and values[size_names[0]] < values["depth"] * values["width"] ** 2:
             raise InputError(size_names[0], record.get(size_names[0]), f"{where}: a {values['depth']:g}x{values['width']:g} "
@@ -212,7 +212,7 @@ PERPLEXITY_LOW = 5.0  # a loss of 5 nats is perplexity 148: values above a 1.5x 
 
 
 def _one_scale(losses: list[float], source: str) -> None:
-    """Refuse losses on two scales (issue 34: perplexities mixed with losses passed silently). A
+    """Refuse losses on two scales (perplexities mixed with losses passed silently). A
     perplexity is exp(loss), so a mix has a jump of at least 1.5x between neighbouring values, with
     every value above it at or above exp(the smallest) and PERPLEXITY_LOW; one sweep's losses rise
     smoothly. A heuristic: perplexities alone, or below PERPLEXITY_LOW, are not caught."""
@@ -302,7 +302,7 @@ def trainer_state_path(run_folder: str) -> str | None:
 
 def eval_loss(state_text: str, run_id: str, path: str, metric: str = "last") -> float:
     """The last or lowest ``eval_loss`` of a trainer_state.json's log_history (validated by
-    ``hffiles.TrainerState``: a NaN is refused where fit reads a number, kept elsewhere, e.g. a
+    ``hf.files.TrainerState``: a NaN is refused where fit reads a number, kept elsewhere, e.g. a
     ``grad_norm`` of an overflowing fp16 step)."""
     from ..hf.files import check_trainer_state
 

@@ -1,4 +1,4 @@
-"""What `fit` prints per size (issue 33): one record per size group, with the law across sizes beside it,
+"""What `fit` prints per size: one record per size group, with the law across sizes beside it,
 and the attention layout a sweep's runs held (kept in a rule file for ``plan --rule-file``)."""
 from __future__ import annotations
 

@@ -203,7 +203,7 @@ def _sweep_layout(budget: int, options: PlanOptions, spending: LayoutSpending, d
     width_at_depth = lambda L: model.width(budget, L)
     band = depth_band(budget, lowest, width_at_depth)
     lo, hi = band.depth_band
-    if beyond_evidence(budget, band):  # the band only extrapolates published d/L (issue 34): bracket the threshold shape
+    if beyond_evidence(budget, band):  # the band only extrapolates published d/L: bracket the threshold shape
         lo, hi = lowest, 2 * lowest
         skipped.append(f"budget {budget:.3g}: no published evidence reaches this size (plan recommends the threshold "
                        f"rule's shape); the sweep spreads its depths from the minimal depth {lowest} to {hi}")

@@ -1,8 +1,8 @@
 """A sweep's rows with the costs of training each one (``sweep --params N --tokens D``).
 
-Every number comes from ``costs.run_costs`` (issue 23's formulas, cited there) on the row's own
+Every number comes from ``cost.run.run_costs`` (its formulas cited there) on the row's own
 block (``SweepRows.architectures``), timed by the performance model in the row's best layout on the
-cluster (``cost/modeled.py``, issue 30; its MODEL_FIELDS too), or at a flat ``--mfu``; this module only
+cluster (``cost/modeled.py``; its MODEL_FIELDS too), or at a flat ``--mfu``; this module only
 attaches them. Pure: no I/O.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from .sweep import SweepRow, SweepRows
 from ..theory.frozen import frozen_class
 
 
-# A sweep row with its training run's costs (``costs.RunCosts`` fields of the same names): ``tokens``
+# A sweep row with its training run's costs (``cost.run.RunCosts`` fields of the same names): ``tokens``
 # trained, ``train_flops``, ``train_gpu_hours``, ``train_days`` (None without a GPU count),
 # ``train_memory_per_gpu_bytes``, ``fits_on_gpu`` and ``kv_cache_bytes_per_sequence`` (None for latent
 # attention), placed before ``loss``, which stays the last field (the one to fill in).
@@ -29,7 +29,7 @@ CostedSweepRow = frozen_class(
 
 
 def costed(rows: SweepRows, specs, fixed: tuple | None = ()) -> SweepRows:
-    """``rows`` with the costs of each under its ``costs.RunSpec`` (``specs``: one per row, or one
+    """``rows`` with the costs of each under its ``cost.run.RunSpec`` (``specs``: one per row, or one
     for all); ``fixed``: the layout fields given, the rest searched by the performance model (None: the
     flat MFU of the spec, ``--mfu``); skipped lines, blocks and layout kept."""
     from dataclasses import replace

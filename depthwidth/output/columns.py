@@ -1,6 +1,6 @@
 """Records given as columns (``{field: [value per row]}``) written as JSON, JSONL, CSV or one
 --field, byte for byte what ``writers.emit`` writes for the same records, but spelled a column
-at a time: ``plan --brief`` over 10^5 budgets (issue 25). Tables go through ``emit``."""
+at a time: ``plan --brief`` over 10^5 budgets. Tables go through ``emit``."""
 from __future__ import annotations
 
 import math
@@ -66,7 +66,7 @@ def write_columns(columns: dict[str, list], fmt: str, field: str | None, out) ->
 
     names = list(columns)
     chosen = check_names(field, names)
-    if chosen is not None and fmt in ("json", "jsonl"):  # --field with JSON: objects of the named fields (issue 40)
+    if chosen is not None and fmt in ("json", "jsonl"):  # --field with JSON: objects of the named fields
         names, chosen = chosen, None
     rows = len(columns[names[0]]) if names else 0
     if chosen is not None:

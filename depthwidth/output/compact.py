@@ -1,4 +1,4 @@
-"""Plain-text tables that fit one screen (issue 45), as `plan`'s first screen lays out its candidates
+"""Plain-text tables that fit one screen, as `plan`'s first screen lays out its candidates
 (``screen.candidate_table``): columns two spaces apart, numbers right-aligned, no box, no Rich.
 
 A table never splits into parts and never cuts a cell: when it is wider than the screen, the

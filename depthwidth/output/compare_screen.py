@@ -1,4 +1,4 @@
-"""`compare` on one screen (issue 45): which of the two shapes to train and why (``advice.which``:
+"""`compare` on one screen: which of the two shapes to train and why (``advice.which``:
 the plan's loss and performance models), the theory's verdict in one sentence, the figures of both
 shapes side by side; with ``--explain`` the bounds, the replicate and surpass widths and the notes.
 Plain text, no Rich (as `plan`'s screen)."""

@@ -1,4 +1,4 @@
-"""The table of `depthwidth cost` records (issues 30, 45): one line per shape with its layout on a
+"""The table of `depthwidth cost` records: one line per shape with its layout on a
 second line, fitted to the screen (``compact``: the columns ranked last give way, ``--wide`` shows
 them), then the notes once."""
 from __future__ import annotations

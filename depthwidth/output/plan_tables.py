@@ -12,7 +12,7 @@ def _run_text(p) -> str:
     """The training run a plan's costs assume, in one cell."""
     r = p.run
     gpus = f"{r['gpus']:,} GPUs" + (" (one node: no --gpus)" if r.get("gpus_assumed") else "") if r["gpus"] else "no --gpus"
-    if r.get("mfu") is None:  # the performance model: each shape in its own best layout (issue 30)
+    if r.get("mfu") is None:  # the performance model: each shape in its own best layout
         fixed = ", ".join(f"{k} {v}" for k, v in (r.get("fixed_layout") or {}).items())
         parts = [f"{r['gpu']}", gpus, "performance model, each shape in its best layout"
                  + (f" (fixed: {fixed})" if fixed else ""), f"context {r['context']:,}", f"batch {r['batch']}"]
@@ -66,7 +66,7 @@ def plan_explained(p):
                    "yes" if e["used"] else "no", "yes" if e["in_band"] else "no"] for e in p.evidence),
                  right={"depth", "width"})
     days = any(c.train_days is not None for c in p.candidates)
-    model = any(getattr(c, "mfu", None) is not None for c in p.candidates)  # the performance model's columns (issue 30)
+    model = any(getattr(c, "mfu", None) is not None for c in p.candidates)  # the performance model's columns
     yield _table("Candidate shapes and what each costs", ["depth", "width", "heads (KV)", "ffn", "params", "d/L", "tp", "band", "regime",
                                                           "log3 sep lower", "loss vs best", "train FLOPs", "days" if days else "GPU-hours",
                                                           "memory/GPU", "fits", "KV/seq"] + (["MFU", "ms/token"] if model else []),

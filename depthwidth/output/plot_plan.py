@@ -1,4 +1,4 @@
-"""`plan --plot` and `sweep --plot` (issue 32): the candidates a plan weighs, as one picture.
+"""`plan --plot` and `sweep --plot`: the candidates a plan weighs, as one picture.
 
 x is the depth (log scale), y the loss penalty against the best shape of the size
 (``loss_vs_best``) when the records carry it, else the training days (``train_days``; GPU-hours

@@ -1,4 +1,4 @@
-"""`plan`'s first screen (issue 32): the answer, one sentence of why, the minimal depth as one line,
+"""`plan`'s first screen: the answer, one sentence of why, the minimal depth as one line,
 and the ranked candidates inside the evidence band, as plain text fitted to the terminal.
 
 Every figure printed is a field of the plan's JSON record (``planner.Plan`` and its candidates),
@@ -15,10 +15,6 @@ import textwrap
 from .formats import fmt_count
 
 LABEL = 8  # the width of the left-hand labels ("answer", "run", "why", "floor")
-
-
-def _num(value, spec: str) -> str:
-    return "-" if value is None else format(value, spec)
 
 
 def _days(value) -> str:
@@ -181,7 +177,7 @@ def layout_text(layout: dict) -> str:
 
 
 def plan_screen(plan, width: int, show_all: bool = False, explain: bool = False) -> str:
-    """One plan on one screen (issue 32)."""
+    """One plan on one screen."""
     lo, hi = plan.depth_band
     title = f"Plan for {fmt_count(plan.budget)} parameters ({plan.arch} block"
     title += "" if plan.budget_source == "params" else f", from --{plan.budget_source}"

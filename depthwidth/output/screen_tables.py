@@ -1,4 +1,4 @@
-"""The one-screen views of `models` and `inspect` (issue 45): plain text fitted to the terminal
+"""The one-screen views of `models` and `inspect`: plain text fitted to the terminal
 (``compact``), a figure that cannot be computed left out with one note saying why."""
 from __future__ import annotations
 
@@ -97,9 +97,30 @@ def _run_line(r) -> str:
     return "; ".join(parts)
 
 
-def inspect_tables(records):
-    """`inspect`: each config as labelled lines fitted to the screen; a figure the config does not
-    give is left out, and one note names what and why."""
+INSPECT_LINES = 25  # one config's screen, as `plan`'s: at most this many lines without --explain
+
+
+def _fitted_notes(notes: list[str], kept: list[str], room: int, width: int) -> list[str]:
+    """The note lines of a config's screen: ``notes`` in order while they fit in ``room`` lines with
+    ``kept`` (what a left-out figure or a missing option means: always shown) and a last line saying
+    how many were left out (--explain prints them all)."""
+    from . import compact
+
+    size = lambda items: len(compact.notes(items, width))
+    if size(notes + kept) <= room:
+        return compact.notes(notes + kept, width)
+    shown = []
+    for note in notes:
+        if size(shown + [note] + kept) + 1 > room:
+            break
+        shown.append(note)
+    left = len(dict.fromkeys(notes)) - len(dict.fromkeys(shown))
+    return compact.notes(shown + kept, width) + [f"  ({left} more note{'s' * (left > 1)}: --explain)"]
+
+
+def inspect_tables(records, explain: bool = False):
+    """`inspect`: each config as labelled lines fitted to the screen (at most INSPECT_LINES lines each;
+    ``explain``: every note); a figure the config does not give is left out, and one note names what and why."""
     from . import compact
     from .screen import screen_width
 
@@ -107,14 +128,16 @@ def inspect_tables(records):
     out = []
     for r in records:
         lines, missing = _inspect_lines(r)
-        notes = list(r.notes)
+        kept = []
         if missing:
             why = ("the config gives no vocabulary size" if r.vocab is None and set(missing) <= VOCAB_FIGURES
                    else "this config does not say enough to count them; the notes above say what was read")
-            notes.append(f"not given: {', '.join(missing)} ({why})")
+            kept.append(f"not given: {', '.join(missing)} ({why})")
         if getattr(r, "train_memory_per_gpu_bytes", None) is not None and r.train_flops is None:
-            notes.append("no --tokens: no training FLOPs or time (a training length gives them)")
-        out += [f"{r.source}" + (f" ({r.model_type})" if r.model_type else "")]
-        out += [line for label, text in lines for line in compact.labelled(label, text, width, 9)]
-        out += compact.notes(notes, width) + [""]
+            kept.append("no --tokens: no training FLOPs or time (a training length gives them)")
+        head = [f"{r.source}" + (f" ({r.model_type})" if r.model_type else "")]
+        head += [line for label, text in lines for line in compact.labelled(label, text, width, 9)]
+        notes = compact.notes(list(r.notes) + kept, width) if explain else \
+            _fitted_notes(list(r.notes), kept, INSPECT_LINES - len(head), width)
+        out += head + notes + [""]
     yield compact.text(out[:-1])

@@ -175,7 +175,7 @@ def stream_grid(chunks: Iterable[dict], fmt: str, field: str | None, out, rows: 
 
     names = names or grid_columns()
     chosen = check_names(field, names)
-    if chosen is not None and fmt in ("json", "jsonl"):  # --field with JSON: objects of the named fields (issue 40)
+    if chosen is not None and fmt in ("json", "jsonl"):  # --field with JSON: objects of the named fields
         names, chosen, field = chosen, None, None
     write = stream_writer(out)
     style = "field" if field is not None else "json" if fmt in ("json", "jsonl") else "csv"

@@ -36,7 +36,7 @@ def _notes(notes: Iterable[str], title: str = "Notes"):
 
 
 def _said(text: str) -> str:
-    """A plain verdict, wrapped to the table width, said once above the table (issue 32)."""
+    """A plain verdict, wrapped to the table width, said once above the table."""
     import textwrap
 
     from .screen import screen_width
@@ -165,8 +165,8 @@ def sweep_tables(rows):
              + (["GB/GPU: 'NO' marks a run that does not fit in the GPU's memory"] if costs and any(not r.fits_on_gpu for r in rows) else [])
              + ([("costs: each row in its best layout on --gpus (one node without) of --gpu, timed by the performance "
                   "model (docs/performance.md; JSON: mfu, tokens_per_second, layout)") if any(getattr(r, "mfu", None) for r in rows)
-                 else "costs: costs.run_costs with the --tokens, --gpu, --gpus, --tp, --pp, --zero, --recompute, --mfu and "
-                 "--context given (days need --gpus)"] if costs else [])
+                 else "costs: at the flat --mfu given, with the --tokens, --gpu, --gpus, --tp, --pp, --zero, --recompute and "
+                 "--context given (days need --gpus; docs/costs.md)"] if costs else [])
              + ["train each row, fill in the loss column (CSV or JSON), then: depthwidth fit RESULTS --save rule.json"])
     yield compact.text(compact.table(title, columns, width) + compact.notes(notes, width))
 

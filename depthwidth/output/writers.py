@@ -34,7 +34,7 @@ def write_jsonl(records: list, out) -> None:
 
 def write_csv(records: list, out) -> None:
     """A header and one row per record (scalar fields; nested records as prefixed columns)."""
-    import csv  # here, not at the top: the table path never pays for csv or json (issue 5)
+    import csv  # here, not at the top: the table path never pays for csv or json
 
     rows = [flatten(plain(r)) for r in records]
     if not rows:
@@ -64,7 +64,7 @@ def union_of_columns(rows: list[dict]) -> list[str]:
 
 def only_fields(records: Any, name) -> Any:
     """``records`` (a list, or one record) cut to the --field names, each under its own (dotted) name:
-    what ``--field`` prints with ``--format json`` or ``jsonl`` (issue 40: a bare value before)."""
+    what ``--field`` prints with ``--format json`` or ``jsonl`` (a bare value before)."""
     names = field_list(name)
     cut = lambda record: {n: pick(plain(record), n) for n in names}
     return [cut(r) for r in records] if isinstance(records, list) else cut(records)

@@ -88,7 +88,7 @@ NO_SEPARATION = "no-provable-separation"
 @frozen
 class Comparison:
     """The compare object: both shape records, the provable verdict, and the equivalence widths
-    (the theory only: ``reports.compare_report`` adds the empirical context)."""
+    (the theory only: ``reports.compare_with_blocks`` adds the empirical context)."""
 
     deep: Bounds
     shallow: Bounds

@@ -29,7 +29,7 @@ def command(
     format, field, c2_reading = shown
     spec, fixed, rate = given_run(run)
     deep_shape, shallow_shape = resolve_shapes([deep, shallow], None)
-    if deep_shape.depth < shallow_shape.depth:  # issue 34: passed silently
+    if deep_shape.depth < shallow_shape.depth:  # said, not passed silently
         from ..notices import warn
 
         warn(f"--deep {deep.strip()} (depth {deep_shape.depth}) is shallower than --shallow {shallow.strip()} (depth "

@@ -12,6 +12,8 @@ def command(
     paths: Annotated[List[str], typer.Argument(help="Hugging Face config.json files (or model folders); '-' reads one from stdin.")],
     run: RunOptions = RUN,
     shown: ShownOptions = SHOWN,
+    explain: Annotated[bool, typer.Option("--explain", help="Every note in the table (by default those that fit one "
+                                                            "screen, and how many more there are); JSON always has all.")] = False,
 ) -> None:
     """Read Hugging Face config.json files: shape, real parameter count, regime, the plan for its size, and its training and serving costs.
 
@@ -36,4 +38,5 @@ def command(
         assumed = [n.removeprefix("assumed: ") for n in c.notes if n.startswith("assumed:")]
         if assumed:
             warn(f"{c.source}: assumed " + "; ".join(assumed))
-    emit([costed(config_report(c, c2_reading.value), c.architecture, spec, fixed, rate) for c in configs], format.value, field, inspect_tables)
+    emit([costed(config_report(c, c2_reading.value), c.architecture, spec, fixed, rate) for c in configs], format.value, field,
+         lambda records: inspect_tables(records, explain))

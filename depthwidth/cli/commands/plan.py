@@ -139,7 +139,7 @@ PLANNED_FIELDS = {"min_depth", "min_depth_exact", "width_exact", "width", "heads
 
 
 def _asked(line: str, field) -> bool:
-    """Whether a warning concerns what --field selects (issue 32): one about the minimal-depth
+    """Whether a warning concerns what --field selects: one about the minimal-depth
     shape only when a field of that shape is asked for, one about the recommended shape only when
     a recommended_* field (or why, depth_band, candidates) is; without --field every warning."""
     from ...output.records import field_list
@@ -155,7 +155,7 @@ def _asked(line: str, field) -> bool:
 
 
 def _ignored(brief: bool, rules: bool, rule: str, rule_file, prefer: str, tokens, gpus) -> None:
-    """One warning naming the options a mode leaves unused (issue 34: they were dropped silently)."""
+    """One warning naming the options a mode leaves unused (they were dropped silently)."""
     unused = []
     if brief or rules:
         unused += [f"--rule {rule}"] if rule.strip().lower() != "consensus" else []

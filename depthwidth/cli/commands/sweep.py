@@ -116,7 +116,7 @@ def command(
         from ...output import check_field, plain
         from ...output.writers import check_table_rows
 
-        if rows:  # every output option checked before the directory is written (issue 34: --field bogus wrote it, then exit 2)
+        if rows:  # every output option checked before the directory is written (--field bogus wrote it, then exit 2)
             check_field(rows[0], field)
         check_table_rows(len(rows), format.value, field)
 
