@@ -189,3 +189,28 @@ def test_cost_stdin_shapes(run):
                                          (["--attention", "sparse"], "--attention")])
 def test_cost_bad_input(run, args, needle):
     assert_bad_input(run(["cost", "12x768", *args]), needle)
+
+
+def test_zero3_moves_three_times_the_weights_per_micro_batch():
+    """ZeRO-3 (Rajbhandari et al. 2020, Sec. 7.2.2): per micro-batch a GPU sends 3 Psi (dp-1)/dp bytes, the weights
+    gathered forward and backward and the gradients reduce-scattered; not overlapped, they take that over the
+    network's bus bandwidth (one HDR NIC per A100, 25 GB/s x 0.85)."""
+    hw = accelerator("a100-80gb")
+    params, dp, micro = 7e9 / 8, 16, 4  # bf16 bytes of a GPU's stage shard
+    assert math.isclose(comm.zero3_bytes(params, dp, micro), micro * 3 * 15 / 16 * params, rel_tol=1e-12)
+    seconds = comm.dp_seconds(hw, 1, 1, dp, 1, params, 3, micro, 1.0, 0.5, Layout(overlap=False), 32)
+    assert math.isclose(seconds, micro * 3 * 15 / 16 * params / (0.85 * 25e9), rel_tol=1e-12)
+
+
+def test_zero3_is_not_free_when_compute_hides_it():
+    """Overlapped behind a long micro-batch, ZeRO-3 still exposes the first layer's gather and the last layer's
+    reduce-scatter: 2 x (n-1)/n x one layer's weights per micro-batch over NVLink (0.78 x 300 GB/s), so a small
+    model on one node runs ZeRO-2, and not by a tie."""
+    arch = Architecture(12, 768, 12, 12, 64, 3072, False, vocab=50304, family="published")
+    hw = accelerator("a100-80gb")
+    steps = {z: train_step(arch, hw, Layout(dp=8, micro_batch=8, zero=z, recompute=0), 2048, 64)["step_seconds"] for z in (2, 3)}
+    params = 12 * 12 * 768 ** 2 + 50304 * 768  # 12 layers of 12 d^2 and the tied embedding; bf16, 2 bytes each
+    exposed = 2 * 7 / 8 * (params * 2 / 12) / (0.78 * 300e9)  # one layer's share of the weights, twice
+    assert math.isclose(steps[3] - steps[2], exposed, rel_tol=0.05), (steps, exposed)
+    layout, _, _, _, _ = search(arch, hw, 8, 2048, 64)
+    assert layout["zero"] != 3

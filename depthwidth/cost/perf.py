@@ -230,7 +230,7 @@ def train_step(arch, hw, layout: Layout, context: int, global_batch: int, forwar
                                                  blocks.flops_per_token(arch, context))
     params_gpu = stage_params_per_gpu(arch, nonembedding, embedding, stage_layers, pp, tp)
     backward_last = 2.0 * stage / passes
-    data = comm.dp_seconds(hw, tp, cp, dp, pp, params_gpu * BYTES, zero, micro, stage, backward_last, layout)
+    data = comm.dp_seconds(hw, tp, cp, dp, pp, params_gpu * BYTES, zero, micro, stage, backward_last, layout, stage_layers)
     optimizer = optimizer_seconds(hw, params_gpu, np.where(zero >= 1, dp, 1.0))
     step = pipeline + data + optimizer
     hardware_per_token = flops * (passes / 3.0)
