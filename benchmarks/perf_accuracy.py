@@ -2,6 +2,7 @@
 
     python benchmarks/perf_accuracy.py            # the tables docs/performance.md prints
     python benchmarks/perf_accuracy.py --rows     # and every row's error
+    python benchmarks/perf_accuracy.py --profiles # the named stack profiles (depthwidth/loop/stack_profiles.py)
 
 tests/data/published_runs.json holds measured training throughputs, each with its paper, table and
 quote. A source here is one publication's software stack (``SOURCES``: the row's paper and its
@@ -42,6 +43,15 @@ SOURCES = (
     (("MosaicML", "llm-foundry"), "MosaicML 2023, llm-foundry FSDP (benchmark README)"),
 )
 
+# the named profiles `--profile NAME` ships (depthwidth/loop/stack_profiles.py): a software stack, the
+# start of the rows' ``framework``; fitted per accelerator on the stack's runs (two or more, to be tested)
+STACKS = {
+    "megatron-lm-2021": "Megatron-LM 2021-2022",
+    "megascale-megatron-2023": "Megatron-LM commit 285068c8",
+    "deepspeed-zero3-2021": "DeepSpeed ZeRO-3",
+    "llm-foundry-2023": "llm-foundry",
+    "meta-4d-2024": "Meta's 4D",
+}
 
 def source(row) -> str:
     """The label of a row's source (``SOURCES``)."""
@@ -163,6 +173,23 @@ def report(rows) -> dict:
     return out
 
 
+def stack_profiles(rows, lines=None) -> dict:
+    """{(stack name, accelerator): {"efficiency", "runs", "ids", "leave_one_out": summary}}: a named
+    profile's efficiency is the median of the efficiencies calibrated on each of its stack's runs on that
+    accelerator; its error, each run predicted at the median of the others' (leave one run out)."""
+    lines = lines or [step_line(r) for r in rows]
+    out = {}
+    for name, framework in STACKS.items():
+        for gpu in dict.fromkeys(r["gpu"] for r in rows):
+            group = [(l, r) for l, r in zip(lines, rows) if r["framework"].startswith(framework) and r["gpu"] == gpu]
+            if len(group) < 2:
+                continue
+            effs = [calibrated_efficiency(l, r) for l, r in group]
+            loo = [error(l, r, statistics.median(effs[:j] + effs[j + 1:])) for j, (l, r) in enumerate(group)]
+            out[name, gpu] = {"efficiency": statistics.median(effs), "runs": len(group), "ids": [r["id"] for _, r in group],
+                              "leave_one_out": summary(loo)}
+    return out
+
 def markdown(out) -> str:
     """The two error tables docs/performance.md shows: out of the box (in sample and leave one source out)
     and calibrated (by source and accelerator)."""
@@ -187,6 +214,11 @@ def markdown(out) -> str:
 def main(argv) -> None:
     rows = json.loads(TABLE.read_text())
     out = report(rows)
+    if "--profiles" in argv:
+        for (name, gpu), p in stack_profiles(rows).items():
+            loo = p["leave_one_out"]
+            print(f"{name:26} {gpu:10} efficiency {p['efficiency']:.3f} runs {p['runs']:2} "
+                  f"leave one out median {loo['median']:.1%} max {loo['max']:.1%}")
     if "--rows" in argv:
         for rid, name, e in out["rows"]:
             print(f"{rid:48} {e:+7.1%}  {name}")

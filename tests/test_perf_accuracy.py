@@ -61,3 +61,41 @@ def test_a_calibrated_run_is_reproduced_and_the_step_is_linear_in_one_over_effic
     assert math.isclose(step, line[0] + line[1] / 1.1, rel_tol=1e-9)
     efficiency = accuracy.calibrated_efficiency(line, row)
     assert math.isclose(accuracy.error(line, row, efficiency), 0.0, abs_tol=1e-12)
+
+
+def test_the_named_profiles_are_the_tables():
+    """Each named profile (loop/stack_profiles.py) is the median efficiency calibrated on its stack's runs on one
+    accelerator, with its leave-one-run-out error, recomputed here from the table (figures rounded to 0.1%)."""
+    from depthwidth.loop.stack_profiles import STACK_PROFILES
+
+    fitted = accuracy.stack_profiles(ROWS)
+    shipped = {(name, gpu): values for name, (_, _, per_gpu) in STACK_PROFILES.items() for gpu, values in per_gpu.items()}
+    assert set(shipped) == set(fitted)
+    for key, (efficiency, runs, median, most) in shipped.items():
+        f = fitted[key]
+        assert runs == f["runs"] >= 2, key
+        assert math.isclose(efficiency, f["efficiency"], abs_tol=6e-4), (key, f["efficiency"])
+        assert math.isclose(median, f["leave_one_out"]["median"], abs_tol=6e-4), (key, f["leave_one_out"])
+        assert math.isclose(most, f["leave_one_out"]["max"], abs_tol=6e-4), (key, f["leave_one_out"])
+
+
+def test_a_named_profile_times_the_run_at_its_efficiency_and_says_so(run):
+    """`--profile NAME`: the run timed at the stack's efficiency (the same prediction as the table's), its line printed;
+    an unknown name or another accelerator: one line, exit 2."""
+    from conftest import assert_bad_input, parse_json
+    from depthwidth.loop.stack_profiles import STACK_PROFILES
+
+    row = next(r for r in ROWS if r["id"] == "narayanan2021-t1-18.4B")
+    args = ["cost", f"{row['layers']}x{row['hidden']}x{row['heads']}", "--arch", "vanilla", "--vocab", str(row["vocab"]),
+            "--gpu", row["gpu"], "--gpus", str(row["gpus"]), "--tp", str(row["tp"]), "--pp", str(row["pp"]),
+            "--global-batch", str(row["global_batch"]), "--context", str(row["seq_len"]), "--recompute", row["recompute"],
+            "--attention", "unfused", "--format", "json"]
+    out = parse_json(run(args + ["--profile", "megatron-lm-2021"]))[0]
+    assert out["calibrated_on"].startswith("named profile megatron-lm-2021")
+    efficiency = STACK_PROFILES["megatron-lm-2021"][2]["a100-80gb"][0]
+    plain = parse_json(run(args))[0]
+    # the same layout, compute time divided by the efficiency instead of 0.82: the step is a + b / efficiency
+    assert out["layout"] == plain["layout"]
+    assert out["tokens_per_second"] > plain["tokens_per_second"] * (1 + 0.5 * (efficiency / 0.82 - 1))
+    assert_bad_input(run(["cost", "12x768", "--profile", "megatron-lm-2021"]), "--profile")  # fitted on A100 only
+    assert_bad_input(run(["cost", "12x768", "--profile", "no-such-stack"]), "--profile")
