@@ -41,6 +41,7 @@ SOURCES = (
     (("Llama Team", "Meta"), "Llama Team 2024, Meta 4D parallelism (Table 4)"),
     (("BigScience", "Megatron-DeepSpeed"), "BigScience 2022, Megatron-DeepSpeed (BLOOM)"),
     (("MosaicML", "llm-foundry"), "MosaicML 2023, llm-foundry FSDP (benchmark README)"),
+    (("PyTorch team, torchtitan", "torchtitan"), "torchtitan 2024, FSDP2 (docs/performance.md)"),
 )
 
 # the named profiles `--profile NAME` ships (depthwidth/loop/stack_profiles.py): a software stack, the
@@ -51,6 +52,7 @@ STACKS = {
     "deepspeed-zero3-2021": "DeepSpeed ZeRO-3",
     "llm-foundry-2023": "llm-foundry",
     "meta-4d-2024": "Meta's 4D",
+    "torchtitan-2024": "torchtitan",
 }
 
 def source(row) -> str:

@@ -119,7 +119,7 @@ ClusterGpus = Annotated[Optional[int], typer.Option("--gpus", help="GPUs trainin
 ProfileFile = Annotated[Optional[str], typer.Option("--profile", help="A calibration profile written by `depthwidth calibrate --out`: "
                                                                       "time from the efficiency measured on your own run (same --gpu); or a named stack profile fitted on "
                                                                       "published runs: megatron-lm-2021, megascale-megatron-2023, deepspeed-zero3-2021, "
-                                                                      "llm-foundry-2023, meta-4d-2024.")]
+                                                                      "llm-foundry-2023, meta-4d-2024, torchtitan-2024.")]
 
 
 class Group:

@@ -25,6 +25,8 @@ STACK_PROFILES = {
                           "a100-40gb": (0.823, 3, 0.049, 0.060)}),
     "meta-4d-2024": ("Meta's 4D parallelism for Llama 3 (FSDP-style ZeRO, context parallelism)",
                      "Llama Team 2024 (The Llama 3 Herd of Models) Table 4", {"h100": (0.886, 3, 0.091, 0.175)}),
+    "torchtitan-2024": ("torchtitan, PyTorch FSDP2 with SDPA flash attention",
+                        "pytorch/torchtitan docs/performance.md @04133643", {"a100-80gb": (0.790, 4, 0.031, 0.204)}),
 }
 
 
