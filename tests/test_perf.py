@@ -214,3 +214,21 @@ def test_zero3_is_not_free_when_compute_hides_it():
     assert math.isclose(steps[3] - steps[2], exposed, rel_tol=0.05), (steps, exposed)
     layout, _, _, _, _ = search(arch, hw, 8, 2048, 64)
     assert layout["zero"] != 3
+
+
+def test_a_flash_step_costs_its_backward_at_two_and_a_half_forwards_and_the_loss_in_fp32():
+    """One micro-batch, one stage, one GPU: every layer's forward (products g, attention core c, element-wise e) runs
+    once and backward at 2x, but a flash kernel's backward is 2.5x its forward (flash-attention's benchmark counts 5
+    products to the forward's 2); the head's three products and the loss over its logits in fp32, 28 bytes a logit
+    (upcast 2+4, softmax 4+4, its backward 4+4, downcast 4+2), all over the stack's efficiency 0.82."""
+    from depthwidth.cost.perf import layer_forward
+
+    arch = Architecture(12, 768, 12, 12, 64, 3072, False, vocab=50304, family="published")
+    hw = accelerator("a100-80gb")
+    layout = Layout(micro_batch=4, recompute=0, zero=0, attention="flash")
+    g, c, e, _ = layer_forward(arch, hw, layout, 2048)
+    tokens = 4 * 2048
+    head = 3 * gemm_seconds(tokens, 50304, 768, hw) + 28 * tokens * 50304 / 2.039e12
+    want = (12 * (3 * (g + c + e) + 0.5 * c) + head) / 0.82
+    out = train_step(arch, hw, layout, 2048, 4)
+    assert math.isclose(out["pipeline_seconds"], want, rel_tol=1e-9)

@@ -14,19 +14,19 @@ from __future__ import annotations
 STACK_PROFILES = {
     "megatron-lm-2021": ("Megatron-LM 2021-22 (no fused attention, gradients reduced after the backward pass)",
                          "Narayanan et al. 2021 Tables 1-2; Korthikanti et al. 2022 Table 5",
-                         {"a100-80gb": (0.846, 25, 0.038, 0.088)}),
+                         {"a100-80gb": (0.847, 25, 0.040, 0.087)}),
     "megascale-megatron-2023": ("Megatron-LM @285068c8 (2023) on MegaScale's network, flash attention",
-                                "Jiang et al. 2024 (MegaScale) Table 2", {"a100-80gb": (0.743, 8, 0.042, 0.088)}),
+                                "Jiang et al. 2024 (MegaScale) Table 2", {"a100-80gb": (0.747, 8, 0.042, 0.088)}),
     "deepspeed-zero3-2021": ("DeepSpeed ZeRO-3 without model parallelism (weight gathers not hidden)",
-                             "Narayanan et al. 2021 Table 2", {"a100-80gb": (1.340, 6, 0.051, 0.148)}),
+                             "Narayanan et al. 2021 Table 2", {"a100-80gb": (1.341, 6, 0.051, 0.148)}),
     "llm-foundry-2023": ("MosaicML llm-foundry / Composer, PyTorch FSDP FULL_SHARD, Triton flash attention",
                          "llm-foundry scripts/train/benchmarking/README.md @061f2c7c",
-                         {"a100-80gb": (0.818, 4, 0.091, 0.125), "h100": (0.699, 6, 0.148, 0.215),
-                          "a100-40gb": (0.823, 3, 0.049, 0.060)}),
+                         {"a100-80gb": (0.826, 4, 0.078, 0.098), "h100": (0.714, 6, 0.142, 0.182),
+                          "a100-40gb": (0.833, 3, 0.046, 0.064)}),
     "meta-4d-2024": ("Meta's 4D parallelism for Llama 3 (FSDP-style ZeRO, context parallelism)",
-                     "Llama Team 2024 (The Llama 3 Herd of Models) Table 4", {"h100": (0.886, 3, 0.091, 0.175)}),
+                     "Llama Team 2024 (The Llama 3 Herd of Models) Table 4", {"h100": (0.900, 3, 0.063, 0.097)}),
     "torchtitan-2024": ("torchtitan, PyTorch FSDP2 with SDPA flash attention",
-                        "pytorch/torchtitan docs/performance.md @04133643", {"a100-80gb": (0.790, 4, 0.031, 0.204)}),
+                        "pytorch/torchtitan docs/performance.md @04133643", {"a100-80gb": (0.794, 4, 0.040, 0.168)}),
 }
 
 
