@@ -44,7 +44,8 @@ BYTES = 2  # bf16 weights, activations and gradients
 # flops(): "2.5 * f if mode == 'bwd'"); the rest of a layer's backward is 2x its forward
 FLASH_BACKWARD = 2.5
 # the loss over the vocabulary runs in fp32 (Megatron-LM megatron/model/gpt_model.py: vocab_parallel_cross_entropy(
-# output.float(), labels), read in forks of it; PyTorch autocast runs log_softmax and nll_loss in float32): per logit,
+# output.float(), labels), read in forks of it; PyTorch docs amp.html, "CUDA Ops that can autocast to float32":
+# cross_entropy, log_softmax, nll_loss, read in copies of the page): per logit,
 # each pass counted once, the upcast (read 2 + write 4 bytes), the softmax (4 + 4), its backward (4 + 4) and the
 # gradient back to bf16 (4 + 2): 28 bytes, a lower bound (in-place passes of a stack add more)
 LOSS_BYTES = 28
