@@ -298,3 +298,14 @@ def test_a_plan_one_node_cannot_hold_names_the_smallest_cluster():
     # a model one node holds stays on one node
     small = json.loads(run(["plan", "--params", "1e9", "--format", "json"]).stdout)[0]
     assert small["run"]["gpus"] == 8 and not any("smallest cluster" in n for n in small["notes"])
+
+
+def test_compare_without_gpus_ranks_both_on_the_smallest_cluster_that_holds_the_larger():
+    """compare of two 65B shapes without --gpus: one node holds neither (issue 41: "NEITHER fits ... more --gpus"), so
+    both are costed on the smallest cluster of whole nodes that holds the larger, the one cost picks for it, and
+    the screen names it."""
+    out = run(["compare", "--deep", "80x8192x64", "--shallow", "64x9216x72"]).stdout
+    cost = json.loads(run(["cost", "64x9216x72", "--format", "json"]).stdout)[0]
+    assert cost["gpus"] > 8
+    assert f"on {cost['gpus']} x h100 (the smallest cluster that fits, {cost['gpus'] // 8} nodes: no" in " ".join(out.split())
+    assert "NO fit" not in out
