@@ -189,3 +189,46 @@ def test_cost_stdin_shapes(run):
                                          (["--attention", "sparse"], "--attention")])
 def test_cost_bad_input(run, args, needle):
     assert_bad_input(run(["cost", "12x768", *args]), needle)
+
+
+def test_zero3_moves_three_times_the_weights_per_micro_batch():
+    """ZeRO-3 (Rajbhandari et al. 2020, Sec. 7.2.2): per micro-batch a GPU sends 3 Psi (dp-1)/dp bytes, the weights
+    gathered forward and backward and the gradients reduce-scattered; not overlapped, they take that over the
+    network's bus bandwidth (one HDR NIC per A100, 25 GB/s x 0.85)."""
+    hw = accelerator("a100-80gb")
+    params, dp, micro = 7e9 / 8, 16, 4  # bf16 bytes of a GPU's stage shard
+    assert math.isclose(comm.zero3_bytes(params, dp, micro), micro * 3 * 15 / 16 * params, rel_tol=1e-12)
+    seconds = comm.dp_seconds(hw, 1, 1, dp, 1, params, 3, micro, 1.0, 0.5, Layout(overlap=False), 32)
+    assert math.isclose(seconds, micro * 3 * 15 / 16 * params / (0.85 * 25e9), rel_tol=1e-12)
+
+
+def test_zero3_is_not_free_when_compute_hides_it():
+    """Overlapped behind a long micro-batch, ZeRO-3 still exposes the first layer's gather and the last layer's
+    reduce-scatter: 2 x (n-1)/n x one layer's weights per micro-batch over NVLink (0.78 x 300 GB/s), so a small
+    model on one node runs ZeRO-2, and not by a tie."""
+    arch = Architecture(12, 768, 12, 12, 64, 3072, False, vocab=50304, family="published")
+    hw = accelerator("a100-80gb")
+    steps = {z: train_step(arch, hw, Layout(dp=8, micro_batch=8, zero=z, recompute=0), 2048, 64)["step_seconds"] for z in (2, 3)}
+    params = 12 * 12 * 768 ** 2 + 50304 * 768  # 12 layers of 12 d^2 and the tied embedding; bf16, 2 bytes each
+    exposed = 2 * 7 / 8 * (params * 2 / 12) / (0.78 * 300e9)  # one layer's share of the weights, twice
+    assert math.isclose(steps[3] - steps[2], exposed, rel_tol=0.05), (steps, exposed)
+    layout, _, _, _, _ = search(arch, hw, 8, 2048, 64)
+    assert layout["zero"] != 3
+
+
+def test_a_flash_step_costs_its_backward_at_two_and_a_half_forwards_and_the_loss_in_fp32():
+    """One micro-batch, one stage, one GPU: every layer's forward (products g, attention core c, element-wise e) runs
+    once and backward at 2x, but a flash kernel's backward is 2.5x its forward (flash-attention's benchmark counts 5
+    products to the forward's 2); the head's three products and the loss over its logits in fp32, 28 bytes a logit
+    (upcast 2+4, softmax 4+4, its backward 4+4, downcast 4+2), all over the stack's efficiency 0.82."""
+    from depthwidth.cost.perf import layer_forward
+
+    arch = Architecture(12, 768, 12, 12, 64, 3072, False, vocab=50304, family="published")
+    hw = accelerator("a100-80gb")
+    layout = Layout(micro_batch=4, recompute=0, zero=0, attention="flash")
+    g, c, e, _ = layer_forward(arch, hw, layout, 2048)
+    tokens = 4 * 2048
+    head = 3 * gemm_seconds(tokens, 50304, 768, hw) + 28 * tokens * 50304 / 2.039e12
+    want = (12 * (3 * (g + c + e) + 0.5 * c) + head) / 0.82
+    out = train_step(arch, hw, layout, 2048, 4)
+    assert math.isclose(out["pipeline_seconds"], want, rel_tol=1e-9)

@@ -280,3 +280,32 @@ def test_many_budgets_do_not_flood_stderr():
     assert out.code == 0, out.stderr
     lines = out.stderr.strip().splitlines()
     assert len(lines) <= 21 and "more warnings" in lines[-1]
+
+
+def test_a_plan_one_node_cannot_hold_names_the_smallest_cluster():
+    """Issue 41: `plan --params 7e10` without --gpus did "NOT fit" on one node and took 2,589 days. It is ranked on
+    the smallest cluster of whole nodes that holds the model, says so, and its pick fits there; cost on the pick
+    without --gpus chooses the same cluster."""
+    out = json.loads(run(["plan", "--params", "7e10", "--arch", "llama", "--format", "json"]).stdout)[0]
+    gpus = out["run"]["gpus"]
+    assert out["run"]["gpus_assumed"] and gpus > 8 and gpus % 8 == 0 and (gpus // 8) & (gpus // 8 - 1) == 0
+    assert out["recommended_fits_on_gpu"] is True
+    assert any(f"smallest cluster that fits, {gpus} GPUs" in n for n in out["notes"]), out["notes"]
+    shape = f"{out['recommended_depth']}x{out['recommended_width']}"
+    cost = json.loads(run(["cost", shape, "--arch", "llama", "--kv-heads", str(out["recommended_kv_heads"]),
+                           "--format", "json"]).stdout)[0]
+    assert cost["gpus"] == gpus
+    # a model one node holds stays on one node
+    small = json.loads(run(["plan", "--params", "1e9", "--format", "json"]).stdout)[0]
+    assert small["run"]["gpus"] == 8 and not any("smallest cluster" in n for n in small["notes"])
+
+
+def test_compare_without_gpus_ranks_both_on_the_smallest_cluster_that_holds_the_larger():
+    """compare of two 65B shapes without --gpus: one node holds neither (issue 41: "NEITHER fits ... more --gpus"), so
+    both are costed on the smallest cluster of whole nodes that holds the larger, the one cost picks for it, and
+    the screen names it."""
+    out = run(["compare", "--deep", "80x8192x64", "--shallow", "64x9216x72"]).stdout
+    cost = json.loads(run(["cost", "64x9216x72", "--format", "json"]).stdout)[0]
+    assert cost["gpus"] > 8
+    assert f"on {cost['gpus']} x h100 (the smallest cluster that fits, {cost['gpus'] // 8} nodes: no" in " ".join(out.split())
+    assert "NO fit" not in out

@@ -72,7 +72,9 @@ def advice(budget, options, theory, planned, recommended, optimum, rule, candida
     if not cost.tokens_given:
         notes.append(f"no --tokens: every cost is at the compute-optimal {cost.ranking.tokens:.3g} tokens "
                      "(20 per parameter, Hoffmann et al. 2022), the length the shapes were ranked at")
-    if not cost.gpus_given:
+    if not cost.gpus_given and cost.cluster_note:
+        notes.append(cost.cluster_note + f"; days scale as 1/GPUs")
+    elif not cost.gpus_given:
         notes.append(f"no --gpus: costed on one node, {cost.ranking.gpus} x {spec.gpu} (data parallel "
                      f"{cost.ranking.dp}); days scale as 1/GPUs")
     if cost.costs(rec).fits_on_gpu is False:

@@ -37,6 +37,7 @@ class Costing:
     gpus_given: bool = True
     model: bool = False  # time from the performance model (cost/modeled.py); False: the flat --mfu
     fixed: tuple = ()  # the layout fields the user fixed ((name, value) pairs); the rest searched
+    cluster_note: str | None = None  # without --gpus, when one node holds no layout: the smallest cluster that does
 
     def _costed(self, arch):
         key = (arch.depth, arch.width, arch.heads, arch.kv_heads, arch.ffn)
@@ -118,19 +119,28 @@ class Costing:
         return cost_fields(self.costs(arch))
 
 
-def costing(run, budget: int, tokens: float | None, context: int, model: bool = False, fixed: tuple = ()) -> Costing:
+def costing(run, budget: int, tokens: float | None, context: int, model: bool = False, fixed: tuple = (),
+            probe=None) -> Costing:
     """The Costing of a plan: ``run`` (a cost.run.RunSpec or None for the defaults) at the plan's context,
     with ``tokens`` (None: no training length; ranking at 20 tokens per parameter); ``model``: time every
-    shape by the performance model in its best layout (``fixed``: the layout fields given)."""
+    shape by the performance model in its best layout (``fixed``: the layout fields given). Without
+    --gpus the shapes are ranked on one node, or, when ``probe`` (a shape of the budget) fits in no
+    layout there, on the smallest cluster that holds it (``modeled.smallest_cluster``)."""
     from ..cost.run import RunSpec
 
     from ..arch.hardware import node_gpus
 
     spec = replace(run or RunSpec(), context=context, tokens=tokens)
     ranking = spec if tokens is not None else replace(spec, tokens=float(TOKENS_PER_PARAM * budget))
+    note = None
     if spec.gpus is None:
-        ranking = replace(ranking, gpus=node_gpus(spec.gpu, spec.tp * spec.pp))
-    return Costing(spec, ranking, tokens is not None, spec.gpus is not None, model, tuple(fixed))
+        gpus = node_gpus(spec.gpu, spec.tp * spec.pp)
+        if model and probe is not None:
+            from ..cost.modeled import smallest_cluster
+
+            gpus, note = smallest_cluster(probe, ranking, fixed)
+        ranking = replace(ranking, gpus=gpus)
+    return Costing(spec, ranking, tokens is not None, spec.gpus is not None, model, tuple(fixed), note)
 
 
 def band_depths(lo: int, hi: int, most: int = MOST_BAND_DEPTHS) -> list[int]:

@@ -109,7 +109,8 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     if constraints.tp > 1:  # the degree the shapes must shard by is the run's
         fixed.setdefault("tp", constraints.tp)
     stages = fixed.get("pp") or 1  # --pp: a shape with fewer layers cannot be split into these stages
-    cost = costing(options.run, budget, tokens, options.context, options.perf, tuple(sorted(fixed.items())))
+    cost = costing(options.run, budget, tokens, options.context, options.perf, tuple(sorted(fixed.items())),
+                   probe=None if planned is None else planned.arch)
     width_at_depth = lambda L: model.width(budget, L)
     band = depth_band(budget, depth, width_at_depth)
     lo, hi = band.depth_band

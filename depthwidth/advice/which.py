@@ -52,7 +52,8 @@ def which(named: list, spec, fixed: tuple = (), modeled: bool = True) -> Which:
 
     counts = [blocks.params_nonembedding(arch) for _, _, arch in named]
     budget = max(counts)
-    cost = costing(spec, budget, spec.tokens, spec.context, model=modeled, fixed=fixed)
+    largest = max(zip(counts, range(len(named))))[1]  # without --gpus: the smallest cluster that holds the larger one
+    cost = costing(spec, budget, spec.tokens, spec.context, model=modeled, fixed=fixed, probe=named[largest][2])
     run = cost.ranking
     cluster = modeled_cluster(run, fixed, mfu=None if modeled else run.mfu, serve=True, count_layouts=False)
     sides = [Side(label, name, count, predict(arch, cluster), cost.assess(arch, count, budget))

@@ -117,7 +117,9 @@ ClusterGpus = Annotated[Optional[int], typer.Option("--gpus", help="GPUs trainin
                                                                    "cluster that holds the model (compare and "
                                                                    "inspect then give no wall-clock days).", min=1, max=1 << 24)]
 ProfileFile = Annotated[Optional[str], typer.Option("--profile", help="A calibration profile written by `depthwidth calibrate --out`: "
-                                                                      "time from the efficiency measured on your own run (same --gpu).")]
+                                                                      "time from the efficiency measured on your own run (same --gpu); or a named stack profile fitted on "
+                                                                      "published runs: megatron-lm-2021, megascale-megatron-2023, deepspeed-zero3-2021, "
+                                                                      "llm-foundry-2023, meta-4d-2024, torchtitan-2024.")]
 
 
 class Group:

@@ -14,7 +14,9 @@ Conventions (reference card, "Performance model"):
   boundary (divided by t: Megatron-LM's scatter/gather), v times with v interleaved stages;
 - data parallelism: gradients reduced once per step (ZeRO 0-2), overlapped with the last micro-batch's
   backward when the framework does (``Layout.overlap``); ZeRO-3 gathers the weights forward and
-  backward and reduce-scatters the gradients for every micro-batch, prefetched behind compute;
+  backward and reduce-scatters the gradients for every micro-batch (3 x the weights' bytes,
+  ``zero3_bytes``), prefetched layer by layer behind compute but for the first gather and the last
+  reduce-scatter;
 - context parallelism: keys and values of the other cp-1 chunks exchanged for every layer, hidden
   behind the attention core when it is longer; expert parallelism: 2 all-to-alls per pass.
 """
@@ -90,10 +92,24 @@ def p2p_seconds(hw, tp, cp, dp, pp, nbytes, layout, interleave):
     return np.where(pp > 1, 2.0 * interleave * nbytes / tp / bandwidth, 0.0)
 
 
-def dp_seconds(hw, tp, cp, dp, pp, grad_bytes, zero, micro, stage, backward_last, layout):
+def zero3_bytes(param_bytes, dp, micro):
+    """Bytes one GPU sends per step under ZeRO-3 for ``param_bytes`` of (bf16) parameters sharded over
+    ``dp`` ranks: per micro-batch the weights gathered forward and again backward and the gradients
+    reduce-scattered, 3 x (dp-1)/dp of the bytes each (ZeRO-3 moves 3 Psi, 1.5x plain data
+    parallelism's 2 Psi: Rajbhandari et al. 2020, arXiv 1910.02054, Sec. 7.2.2; ring collectives as
+    NCCL counts them). Gradient accumulation does not save it: every micro-batch gathers again."""
+    return micro * 3.0 * (dp - 1) / dp * param_bytes
+
+
+def dp_seconds(hw, tp, cp, dp, pp, grad_bytes, zero, micro, stage, backward_last, layout, units=1):
     """Data parallelism's exposed seconds per step: gradient reduction (all-reduce, or reduce-scatter
     + all-gather of the weights with ZeRO 1-2: the same volume), minus what hides behind the last
-    backward; ZeRO-3: per micro-batch, 2 all-gathers and a reduce-scatter behind that micro-batch."""
+    backward; ZeRO-3: per micro-batch, 2 all-gathers and a reduce-scatter (``zero3_bytes``) behind that
+    micro-batch's compute, of which the first unit's gather (nothing to compute until its weights
+    arrive) and the last unit's reduce-scatter (nothing left to compute behind it) are never hidden:
+    a layer-by-layer prefetch pipeline, ``units`` layers deep (pytorch/pytorch docs/source/notes/fsdp.rst,
+    "FSDP Prefetch Nuances": "layer 1 all-gather can overlap with layer 0 forward compute", layer 0's
+    with nothing; the backward mirrors it)."""
     np = lib(tp, cp, dp, pp, grad_bytes, zero, micro, stage)
     if np is Scalars and dp <= 1:
         return 0.0
@@ -102,5 +118,6 @@ def dp_seconds(hw, tp, cp, dp, pp, grad_bytes, zero, micro, stage, backward_last
     hidden = backward_last if layout.overlap else 0.0
     plain = np.maximum(reduce - hidden, 0.0)
     z3 = 3.0 * gather(hw, inner, dp, grad_bytes)
-    z3 = micro * (np.maximum(z3 - stage, 0.0) if layout.overlap else z3)
+    ends = 2.0 * z3 / 3.0 / units  # the first unit's gather and the last unit's reduce-scatter
+    z3 = micro * (ends + np.maximum(z3 - ends - stage, 0.0) if layout.overlap else z3)
     return np.where(np.asarray(dp) > 1, np.where(np.asarray(zero) >= 3, z3, plain), 0.0)

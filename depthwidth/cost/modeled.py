@@ -57,6 +57,14 @@ def modeled_costs(arch, spec, fixed: tuple = (), serve: bool = True) -> tuple:
     return costs, extra
 
 
+def smallest_cluster(arch, spec, fixed: tuple = ()) -> tuple[int, str | None]:
+    """(GPUs, note or None): one node of ``spec``'s accelerator, or the smallest cluster that holds ``arch``
+    when one node does not (``predict.smallest_cluster``: as cost, compare and inspect choose it)."""
+    from .predict import smallest_cluster as smallest
+
+    return smallest(arch, cluster(replace(spec, gpus=None), fixed))
+
+
 def time_floor(arch, spec, fixed: tuple = ()) -> tuple[float, float] | None:
     """Lower bounds of ``modeled_costs``' train_days and train_gpu_hours (``predict.time_floor``)."""
     from .predict import time_floor as floor

@@ -15,8 +15,11 @@ Compute (reference card, "Performance model"):
   and context batched products on the roofline, the full T x T matrix, its softmax and dropout moved
   through HBM);
 - element-wise work (norms, activation, residual adds, dropout) from the bytes it reads and writes;
-- backward = 2 x forward; full recomputation adds a forward, selective the unfused attention core
-  (Korthikanti et al. 2022, Sec. 5); FlashAttention's backward already recomputes its scores.
+- backward = 2 x forward, but a flash kernel's backward 2.5 x its forward (FLASH_BACKWARD: it recomputes the
+  scores); full recomputation adds a forward, selective the unfused attention core (Korthikanti et al.
+  2022, Sec. 5);
+- the output head: its three products and the fp32 loss over the vocabulary, LOSS_BYTES per logit
+  through HBM.
 Communication in ``comm.py``; the pipeline, data parallelism and the step here.
 """
 from __future__ import annotations
@@ -30,6 +33,16 @@ from ..theory.frozen import frozen
 SMALL_TILE = 16  # tensor-core operands come in multiples of 8 (fp16) elements: NVIDIA guide Sec. 2.2; 16 assumed
 TILE = 128  # cuBLAS tile edge (NVIDIA Matrix Multiplication Background guide, Sec. 2.3: 256x128, 128x128 typical)
 BYTES = 2  # bf16 weights, activations and gradients
+# a fused attention kernel's backward does 2.5x its forward's FLOPs: it recomputes the scores and takes five
+# products to the forward's two (Dao-AILab/flash-attention benchmarks/benchmark_flash_attention.py @0469c727,
+# flops(): "2.5 * f if mode == 'bwd'"); the rest of a layer's backward is 2x its forward
+FLASH_BACKWARD = 2.5
+# the loss over the vocabulary runs in fp32 (Megatron-LM megatron/model/gpt_model.py: vocab_parallel_cross_entropy(
+# output.float(), labels), read in forks of it; PyTorch docs amp.html, "CUDA Ops that can autocast to float32":
+# cross_entropy, log_softmax, nll_loss, read in copies of the page): per logit,
+# each pass counted once, the upcast (read 2 + write 4 bytes), the softmax (4 + 4), its backward (4 + 4) and the
+# gradient back to bf16 (4 + 2): 28 bytes, a lower bound (in-place passes of a stack add more)
+LOSS_BYTES = 28
 ADAM_BYTES_PER_PARAM = 36  # optimizer step: reads 2+4+12 and writes 2+4... of bf16 weight, fp32 grad/master, m, v
 RECOMPUTE_CODE = {"none": 0, "selective": 1, "full": 2}
 # The share of the modelled compute time a real training step achieves: what the model leaves out (kernel
@@ -168,10 +181,14 @@ def _ffn(arch, hw, tokens, t, layout, gemm):
 
 
 def head_seconds(arch, hw, tokens, tp, gemm=None, efficiency: float = STEP_EFFICIENCY):
-    """The output head's three passes over ``tokens`` tokens on one GPU (vocabulary split by tp); ``gemm``
-    as in ``layer_forward``; ``efficiency``: ``step_efficiency``'s."""
+    """The output head's three passes over ``tokens`` tokens on one GPU (vocabulary split by tp) and the fp32
+    loss over its logits (LOSS_BYTES each through HBM); ``gemm`` as in ``layer_forward``; ``efficiency``:
+    ``step_efficiency``'s."""
     gemm = gemm or gemm_seconds
-    return 0.0 if arch.vocab is None else 3.0 * gemm(tokens, arch.vocab / tp, arch.width, hw) / efficiency
+    if arch.vocab is None:
+        return 0.0
+    loss = LOSS_BYTES * tokens * arch.vocab / tp / hw.hbm_bandwidth
+    return (3.0 * gemm(tokens, arch.vocab / tp, arch.width, hw) + loss) / efficiency
 
 
 def stage_params_per_gpu(arch, nonembedding, embedding, stage_layers, pp, tp):
@@ -210,7 +227,8 @@ def train_step(arch, hw, layout: Layout, context: int, global_batch: int, forwar
     gemm, core, elementwise = gemm / efficiency, core / efficiency, elementwise / efficiency
     forward = gemm + core + elementwise
     passes = 3.0 + full  # forward, backward (2x), and with full recomputation the forward again
-    layer = passes * forward + np.where(recompute_core, core, 0.0)
+    flash_backward = FLASH_BACKWARD - 2.0 if attention_kernel(arch, layout) == "flash" else 0.0
+    layer = passes * forward + flash_backward * core + np.where(recompute_core, core, 0.0)
     tokens = b * context / cp
     layer = layer + comm.tp_seconds(hw, tp, tokens * arch.width * BYTES, 4 + 2 * full, layout)
     layer = layer + comm.cp_seconds(hw, tp, cp, arch, b, context, core, passes)
@@ -224,7 +242,7 @@ def train_step(arch, hw, layout: Layout, context: int, global_batch: int, forwar
                                                  blocks.flops_per_token(arch, context))
     params_gpu = stage_params_per_gpu(arch, nonembedding, embedding, stage_layers, pp, tp)
     backward_last = 2.0 * stage / passes
-    data = comm.dp_seconds(hw, tp, cp, dp, pp, params_gpu * BYTES, zero, micro, stage, backward_last, layout)
+    data = comm.dp_seconds(hw, tp, cp, dp, pp, params_gpu * BYTES, zero, micro, stage, backward_last, layout, stage_layers)
     optimizer = optimizer_seconds(hw, params_gpu, np.where(zero >= 1, dp, 1.0))
     step = pipeline + data + optimizer
     hardware_per_token = flops * (passes / 3.0)

@@ -94,6 +94,18 @@ def _cluster_search(arch, hw, gpus: int, cluster: Cluster, batch: int, fixed: di
     return gpus, found, f"no --gpus: no cluster of up to {MOST_NODES:,} nodes of {hw.label} holds it; one node is shown"
 
 
+def smallest_cluster(arch: blocks.Architecture, cluster: Cluster) -> tuple[int, str | None]:
+    """(GPUs, note or None) of ``cluster`` without --gpus: one node when a layout of ``arch`` fits there,
+    else the smallest cluster of 2, 4, 8, ... nodes that holds it, with the note ``predict`` prints
+    (what `plan` ranks its shapes on, so that it does not present a plan that does not fit); one node,
+    with a note saying so, when no cluster up to MOST_NODES nodes holds it."""
+    from dataclasses import replace
+
+    hw, gpus, fixed, batch = _setting(arch, cluster)
+    gpus, found, note = _cluster_search(arch, hw, gpus, replace(cluster, gpus=None, count_layouts=False), batch, fixed)
+    return gpus, note if found is not None and note and ("smallest cluster" in note or "no cluster" in note) else None
+
+
 def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
     """The cost record of ``arch`` on ``cluster`` (see docs/performance.md for every field)."""
     from .layout import search

@@ -1,5 +1,6 @@
 """Calibration profiles (``depthwidth calibrate --out``; ``--profile`` on plan, cost, sweep, compare,
-inspect): one JSON file, ``format`` ``depthwidth-profile/1``, validated with Pydantic when read.
+inspect): one JSON file, ``format`` ``depthwidth-profile/1``, validated with Pydantic when read; or the
+name of a stack's profile fitted on the published runs (``stack_profiles.py``).
 
 The file: ``format``, ``accelerator`` (the ``--gpu`` it was measured on: a profile applies to that
 accelerator only), ``calibrated_on`` (one line saying on what; every command that applies it prints
@@ -54,7 +55,19 @@ def write_profile(record: dict, path: str) -> None:
 def read_profile(path: str, gpu: str) -> Profile:
     """The profile at ``path``, checked and validated, for a run on ``gpu``; InputError (one line) otherwise."""
     from ..userfile import read_bytes
+    from .stack_profiles import STACK_PROFILES, stack_profile
 
+    try:
+        named = stack_profile(path, gpu)
+    except ValueError as err:
+        raise InputError("--profile", path, f"{err}: a profile holds for the accelerator it was measured on") from None
+    if named is not None:
+        return Profile(gpu, named[0], named[1])
+    import os
+
+    if not os.path.exists(path) and "/" not in path and not path.endswith(".json"):
+        raise InputError("--profile", path, f"no such file, nor a named profile: expected {HINT}, or one of "
+                                            + ", ".join(STACK_PROFILES))
     model = _validated(read_bytes(path, "--profile", HINT), path)
     if model.accelerator != gpu:
         raise InputError("--profile", path, f"was calibrated on {model.accelerator}, and this run is on {gpu}: a profile holds "

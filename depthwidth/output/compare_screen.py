@@ -67,7 +67,9 @@ def _decision(c, w, width: int) -> list[str]:
     names = {"deep": _shape(c.deep), "shallow": _shape(c.shallow)}
     pick, other = w.sides
     a, b = pick.targeted, other.targeted
-    where = f"{w.gpus:,} x {w.gpu}" + (" (one node: no --gpus)" if w.gpus_assumed else "")
+    from .formats import assumed_gpus_text
+
+    where = f"{w.gpus:,} x {w.gpu}" + assumed_gpus_text({"gpus_assumed": w.gpus_assumed, "gpus": w.gpus, "gpu": w.gpu})
     tokens = f"{fmt_count(w.tokens)} tokens" + (" (no --tokens: 20/param of the larger, Hoffmann et al. 2022)"
                                                 if w.tokens_assumed else "")
     train = (f"{names[pick.label]} ({pick.label}): it reaches the best {fmt_count(w.target_params)}-parameter shape's "

@@ -50,3 +50,16 @@ def fmt_days(days, hours) -> str:
     if days is not None:
         return f"{days:,.1f} d" if days >= 1 else f"{days * 24:,.1f} h"
     return "n/a" if hours is None else f"{hours:,.0f} GPU-h"
+
+
+def assumed_gpus_text(run: dict, short: bool = False) -> str:
+    """What a plan's run without --gpus was costed on: one node, or the smallest cluster that holds the
+    model when one node does not; empty when --gpus was given."""
+    if not run.get("gpus_assumed"):
+        return ""
+    from ..arch.hardware import node_gpus
+
+    nodes = run["gpus"] // node_gpus(run["gpu"])
+    if nodes <= 1:
+        return " (one node)" if short else " (one node: no --gpus)"
+    return f" ({nodes} nodes)" if short else f" (the smallest cluster that fits, {nodes} nodes: no --gpus)"

@@ -4,14 +4,14 @@ only when a table is printed.
 """
 from __future__ import annotations
 
-from .formats import fmt_bytes, fmt_count, fmt_log3
+from .formats import assumed_gpus_text, fmt_bytes, fmt_count, fmt_log3
 from .tables import COUNT_WORDS, _block_text, _cost_text, _fits, _notes, _table, _tp_text, styled
 
 
 def _run_text(p) -> str:
     """The training run a plan's costs assume, in one cell."""
     r = p.run
-    gpus = f"{r['gpus']:,} GPUs" + (" (one node: no --gpus)" if r.get("gpus_assumed") else "") if r["gpus"] else "no --gpus"
+    gpus = f"{r['gpus']:,} GPUs" + assumed_gpus_text(r) if r["gpus"] else "no --gpus"
     if r.get("mfu") is None:  # the performance model: each shape in its own best layout
         fixed = ", ".join(f"{k} {v}" for k, v in (r.get("fixed_layout") or {}).items())
         parts = [f"{r['gpu']}", gpus, "performance model, each shape in its best layout"

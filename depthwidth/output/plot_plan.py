@@ -9,6 +9,7 @@ matplotlib is imported inside the functions only (the plot extra); every element
 """
 from __future__ import annotations
 
+from .formats import assumed_gpus_text
 from .plot import BAND_COLOUR, MIN_DEPTH_COLOUR, MODEL_COLOUR, SHAPE_COLOUR, _new_figure, short_count
 
 FIGSIZE = (9.0, 5.5)
@@ -67,7 +68,7 @@ def plan_figure(plan):
     """The plan's candidates (``planner.Plan``): band, floor, pick and published models."""
     run = plan.run
     assumption = (f"{short_count(run['ranking_tokens'])} tokens" + (" (20/param)" if run.get("tokens_assumed") else "")
-                  + f", {run['gpus']} x {run['gpu']}" + (" (one node)" if run.get("gpus_assumed") else ""))
+                  + f", {run['gpus']} x {run['gpu']}" + assumed_gpus_text(run, short=True))
     published = [(e["name"].removeprefix("model:"), e["depth"]) for e in plan.evidence if e["kind"] == "published"]
     return candidates_figure(list(plan.candidates), f"Plan for {short_count(plan.budget)} parameters ({plan.arch} block)",
                              plan.depth_band, plan.min_depth, (plan.recommended_depth, plan.recommended_width), published,

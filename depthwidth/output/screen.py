@@ -125,7 +125,9 @@ def tokens_text(plan) -> str:
 def gpus_text(plan) -> str:
     run = plan.run
     where = f"{run['gpus']:,} x {run['gpu']}"
-    return where + (" (one node: no --gpus)" if run.get("gpus_assumed") else "")
+    from .formats import assumed_gpus_text
+
+    return where + assumed_gpus_text(run)
 
 
 def answer_lines(plan, width: int) -> list[str]:

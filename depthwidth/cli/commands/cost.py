@@ -73,7 +73,8 @@ def architectures(texts, configs, arch, context, overrides):
             if model is not None and not given and arch == "vanilla":
                 out.append((text, model.architecture))
                 continue
-        out.append((text, block.architecture(shape.depth, shape.width, context, **own)))
+        family = block.for_shape(shape.depth, shape.width)  # the family's block at this shape's size, as plan and export take it
+        out.append((text, family.architecture(shape.depth, shape.width, context, **own)))
     for path in configs:
         from ...hf.config import inspect_config, read_config_file
 
