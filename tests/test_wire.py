@@ -10,16 +10,20 @@ import json
 import math
 import shlex
 import subprocess
-import sys
 
 import pytest
 import yaml
+
+from conftest import run
 
 # ---- helpers --------------------------------------------------------------------------------------
 
 
 def cli(*args, input=None):
-    return subprocess.run([sys.executable, "-m", "depthwidth", *map(str, args)], capture_output=True, text=True, input=input)
+    """The command in-process (conftest.run: stdout and stderr apart; an uncaught exception fails the
+    test), as a finished process: that a real process prints the same is test_cli's subprocess tests'."""
+    out = run([str(arg) for arg in args], input=input)
+    return subprocess.CompletedProcess(args, out.code, out.stdout, out.stderr)
 
 
 def ok(*args, input=None):
