@@ -61,6 +61,14 @@ def run(args: list[str], input: str | bytes | None = None) -> Outcome:
     return Outcome(result.exit_code, result.stdout, result.stderr)
 
 
+def completed(args, input: str | bytes | None = None) -> subprocess.CompletedProcess:
+    """``run`` as a finished process (returncode, stdout, stderr), for tests written against
+    ``subprocess.run``: the command in-process, where a real process would print the same (the
+    subprocess tests of test_cli, test_errors and test_startup check that)."""
+    out = run([str(arg) for arg in args], input=input)
+    return subprocess.CompletedProcess(list(args), out.code, out.stdout, out.stderr)
+
+
 def run_sub(args: list[str], input: str | bytes | None = None, timeout: float = 120) -> Outcome:
     """The CLI as a real process: ``python -m depthwidth`` from this checkout."""
     env = {k: v for k, v in os.environ.items() if k != "DEPTHWIDTH_DEBUG"}

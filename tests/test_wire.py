@@ -9,21 +9,17 @@ import io
 import json
 import math
 import shlex
-import subprocess
 
 import pytest
 import yaml
 
-from conftest import run
+from conftest import completed
 
 # ---- helpers --------------------------------------------------------------------------------------
 
 
 def cli(*args, input=None):
-    """The command in-process (conftest.run: stdout and stderr apart; an uncaught exception fails the
-    test), as a finished process: that a real process prints the same is test_cli's subprocess tests'."""
-    out = run([str(arg) for arg in args], input=input)
-    return subprocess.CompletedProcess(args, out.code, out.stdout, out.stderr)
+    return completed(args, input)  # in-process (conftest.completed)
 
 
 def ok(*args, input=None):
