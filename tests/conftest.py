@@ -53,19 +53,19 @@ class Outcome:
         return [line for line in self.stderr.splitlines() if line.strip()]
 
 
-def run(args: list[str], input: str | bytes | None = None) -> Outcome:
-    """The CLI in-process; stdout and stderr kept apart."""
-    result = RUNNER.invoke(app, args, input=input)
+def run(args: list[str], input: str | bytes | None = None, env: dict | None = None) -> Outcome:
+    """The CLI in-process; stdout and stderr kept apart (``env``: variables set for the call)."""
+    result = RUNNER.invoke(app, args, input=input, env=env)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise AssertionError(f"uncaught {result.exception!r} for {args}") from result.exception
     return Outcome(result.exit_code, result.stdout, result.stderr)
 
 
-def completed(args, input: str | bytes | None = None) -> subprocess.CompletedProcess:
+def completed(args, input: str | bytes | None = None, columns: int | str | None = None) -> subprocess.CompletedProcess:
     """``run`` as a finished process (returncode, stdout, stderr), for tests written against
     ``subprocess.run``: the command in-process, where a real process would print the same (the
-    subprocess tests of test_cli, test_errors and test_startup check that)."""
-    out = run([str(arg) for arg in args], input=input)
+    subprocess tests of test_cli, test_errors and test_startup check that); ``columns``: COLUMNS."""
+    out = run([str(arg) for arg in args], input=input, env=None if columns is None else {"COLUMNS": str(columns)})
     return subprocess.CompletedProcess(list(args), out.code, out.stdout, out.stderr)
 
 
