@@ -9,6 +9,8 @@ import sys
 
 import pytest
 
+from conftest import completed
+
 EDGES = ["6x729", "6x704", "2x10x9", "12x768x12", "40x1000000000000000", "1x3", "7x2186x1", "31x99999999999999x3"]
 
 
@@ -23,7 +25,7 @@ def _lines(seed: int, count: int = 400) -> list[str]:
 
 
 def _cli(args, input=None) -> str:
-    proc = subprocess.run([sys.executable, "-m", "depthwidth", *args], input=input, capture_output=True, text=True)
+    proc = completed(args, input)  # in-process (conftest.completed); the tests below run real processes
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 

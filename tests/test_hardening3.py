@@ -257,8 +257,10 @@ def wait_ready(process: subprocess.Popen, limit: float = 30.0) -> bool:
     return process.poll() is not None
 
 
-def signalled(args: list[str], signum: int, delay: float, cwd) -> tuple[int, bytes, str]:
-    process = spawn(args, cwd)
+def signalled(args: list[str], signum: int, delay: float, cwd, code: str | None = None) -> tuple[int, bytes, str]:
+    """Run ``depthwidth ARGS`` (or the Python ``code``, which calls main()), send ``signum`` ``delay``
+    seconds after main() has installed its handlers; (exit code, stdout, stderr)."""
+    process = spawn(args, cwd, code)
     try:
         assert wait_ready(process)
         time.sleep(delay)
@@ -337,29 +339,49 @@ def test_a_signal_during_a_sweep_export_leaves_nothing_behind(tmp_path, signum):
             assert code == EXIT[signum], (delay, code, err)
 
 
-@needs_proc
-def test_a_signal_during_plot_fit_save_and_an_export_leaves_nothing_half_written(tmp_path):
-    pytest.importorskip("matplotlib")
-    from test_fit import csv_text, levine_optimum, sweep_rows
-    import numpy as np
+WRITES = {"plot": (["plot", "bounds", "--width", "768", "--width", "4096", "--out", "b.png"], "b.png"),
+          "fit": (["fit", "{results}", "--bootstrap", "200", "--save", "rule.json"], "rule.json"),
+          "export": (["export", "--plan", "7e9", "--to", "hf-llama", "--out", "m.json"], "m.json")}
+PREIMPORTED = """
+import sys
+import pydantic
+pydantic.TypeAdapter(int)
+sys.argv = ["depthwidth", *{argv!r}]
+from depthwidth.cli import main
+main()
+"""
 
-    results = tmp_path / "results.csv"
-    results.write_text(csv_text(sweep_rows(lambda N: levine_optimum(5.039, 0.0555, N), np.random.default_rng(3))))
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        for number, delay in enumerate((0.15, 0.5, 1.0)):
-            for args, name in ((["plot", "bounds", "--width", "768", "--width", "4096", "--out", "b.png"], "b.png"),
-                               (["fit", str(results), "--bootstrap", "200", "--save", "rule.json"], "rule.json"),
-                               (["export", "--plan", "7e9", "--to", "hf-llama", "--out", "m.json"], "m.json")):
-                folder = tmp_path / f"{signum}-{number}-{name}"
-                folder.mkdir()
-                code, out, err = signalled(args, signum, delay, folder)
-                names = _leftovers(folder)
-                assert names in ([], [name]), names  # never a hidden staging file
-                if names:
-                    data = (folder / name).read_bytes()
-                    assert data[:4] == b"\x89PNG" if name.endswith(".png") else json.loads(data)
-                else:
-                    assert code == EXIT[signum], (args, delay, code, err)
+
+@needs_proc
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("command", list(WRITES))
+def test_a_signal_during_plot_fit_save_and_an_export_leaves_nothing_half_written(tmp_path, signum, command):
+    """The signal comes 0.15-1 s after main() has its handlers, when the command is importing, computing or
+    writing. The child imports pydantic (and builds one validator) before main(), so the delays count from
+    there: pydantic-core 2.18 (the lowest pydantic 2.7 allows) panics in Rust when a KeyboardInterrupt lands in
+    its import-time self-schema build, which a doubly loaded machine stretched past 0.15 s (.ci/lowest). That
+    is pydantic-core's own bug and not what this test checks; a signal during depthwidth's start-up imports is
+    test_a_signal_while_importing_exits_cleanly's."""
+    pytest.importorskip("matplotlib")
+    args, name = WRITES[command]
+    if command == "fit":
+        from test_fit import csv_text, levine_optimum, sweep_rows
+        import numpy as np
+
+        results = tmp_path / "results.csv"
+        results.write_text(csv_text(sweep_rows(lambda N: levine_optimum(5.039, 0.0555, N), np.random.default_rng(3))))
+        args = [arg.format(results=results) for arg in args]
+    for number, delay in enumerate((0.15, 0.5, 1.0)):
+        folder = tmp_path / f"{number}"
+        folder.mkdir()
+        code, out, err = signalled(args, signum, delay, folder, code=PREIMPORTED.format(argv=args))
+        names = _leftovers(folder)
+        assert names in ([], [name]), names  # never a hidden staging file
+        if names:
+            data = (folder / name).read_bytes()
+            assert data[:4] == b"\x89PNG" if name.endswith(".png") else json.loads(data)
+        else:
+            assert code == EXIT[signum], (args, delay, code, err)
 
 
 # ---- 6. reproduce --strict: the whole report, then one error line and exit 1 -----------------------

@@ -1,17 +1,14 @@
 """Issue 32: one figure per quantity, every --field printed, "did you mean", and no warning about
 a shape the user did not ask for."""
 import json
-import subprocess
-import sys
 
 import pytest
 
+from conftest import completed
+
 
 def run(*args, columns="100"):
-    import os
-
-    env = dict(os.environ, COLUMNS=columns)
-    return subprocess.run([sys.executable, "-m", "depthwidth", *args], capture_output=True, text=True, env=env, timeout=120)
+    return completed(args, columns=columns)  # in-process (conftest.completed)
 
 
 def test_repeated_field_prints_each_field_tab_separated():

@@ -100,11 +100,11 @@ def test_random_budgets_match_the_scalar_plan(arch, tp):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("arch", PRESETS)
-def test_many_random_budgets_every_tp_and_count(arch):
+@pytest.mark.parametrize("tp", [2, 4])
+def test_many_random_budgets_every_tp_and_count(arch, tp):
     """The tensor-parallel degrees the test above leaves out (it takes 1 and 8), every count."""
-    for tp in (2, 4):
-        for j, count in enumerate(counts_for(arch)):
-            assert_matches(log_uniform(1000 + PRESETS.index(arch) * 10 + tp + j, 20), options(arch, count, tp))
+    for j, count in enumerate(counts_for(arch)):
+        assert_matches(log_uniform(1000 + PRESETS.index(arch) * 10 + tp + j, 20), options(arch, count, tp))
 
 
 OVERRIDDEN = [
@@ -144,7 +144,8 @@ def test_threshold_counts_of_other_blocks(arch):
     assert_matches(budgets, options(arch))
 
 
-def test_budgets_at_the_tolerance_edges():
+@pytest.mark.parametrize("arch, tp", [("vanilla", 1), ("vanilla", 8), ("llama", 8)])
+def test_budgets_at_the_tolerance_edges(arch, tp):
     """Budgets that put a valid shape's count exactly 5% or 50% off, and one either side."""
     budgets = []
     for L, d in [(8, 3200), (6, 384), (11, 87040), (4, 128), (13, 512000), (9, 10112)]:
@@ -152,9 +153,7 @@ def test_budgets_at_the_tolerance_edges():
         for factor in (1.05, 0.95, 1.5, 0.5):
             b = round(count / factor)
             budgets += [b - 1, b, b + 1]
-    for tp in (1, 8):
-        assert_matches(budgets, options("vanilla", tp=tp))
-    assert_matches(budgets, options("llama", tp=8))
+    assert_matches(budgets, options(arch, tp=tp))
 
 
 @pytest.mark.parametrize("arch", PRESETS)

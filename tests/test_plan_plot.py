@@ -1,16 +1,14 @@
 """Issue 32: `plan --plot` and `sweep --plot` draw the candidates (the plot extra)."""
-import os
-import subprocess
-import sys
 
 import pytest
+
+from conftest import completed
 
 pytest.importorskip("matplotlib")
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "depthwidth", *args], capture_output=True, text=True, timeout=300,
-                          env=dict(os.environ, COLUMNS="80"))
+    return completed(args, columns=80)  # in-process (conftest.completed)
 
 
 def test_plan_plot_writes_a_picture_read_back(tmp_path):

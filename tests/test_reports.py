@@ -1,12 +1,11 @@
 """Real models in: catalogue reports, config reports, and the reproduction of the paper's claims."""
 import math
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from conftest import completed
 from depthwidth.arch.catalog import load_models, lookup
 from depthwidth.advice.claims import DERIVED, DIFFERS, REPRODUCED, claims
 from depthwidth.hf.config import inspect_config, read_config_file
@@ -16,7 +15,7 @@ CONFIGS = Path(__file__).parent / "configs"
 
 
 def run(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "depthwidth", *args], input=stdin, capture_output=True, text=True)
+    return completed(args, stdin)  # in-process (conftest.completed)
 
 
 def test_model_reports():

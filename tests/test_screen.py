@@ -1,21 +1,17 @@
 """Issue 32: `plan` on one screen, and the screen agreeing with `--format json` field by field."""
 import json
-import os
 import re
-import subprocess
-import sys
 
 import pytest
 
-from conftest import section
+from conftest import completed, section
 
 DONE_WHEN = (["--params", "1e9"], ["--params", "7e9", "--arch", "llama", "--tokens", "2e12", "--gpus", "512"],
              ["--params", "3e8", "--arch", "llama", "--gpus", "8"])
 
 
 def plan(*args, columns=80):
-    env = dict(os.environ, COLUMNS=str(columns))
-    out = subprocess.run([sys.executable, "-m", "depthwidth", "plan", *args], capture_output=True, text=True, env=env, timeout=120)
+    out = completed(["plan", *args], columns=columns)  # in-process (conftest.completed)
     assert out.returncode == 0, out.stderr
     return out.stdout
 

@@ -1,19 +1,18 @@
 """Issue 33: presets by size, fit on one or two sizes, and a rule file that keeps its sweep's budgets and layout."""
 import json
 import math
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
+from conftest import completed
 from depthwidth.arch.blocks import params_nonembedding
 from depthwidth.arch.presets import PRESETS
 from depthwidth.arch.spending import Spending
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "depthwidth", *args], capture_output=True, text=True, timeout=300)
+    return completed(args)  # in-process (conftest.completed)
 
 
 # ---- presets: each size builds its published model ----------------------------------------------------------

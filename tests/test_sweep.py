@@ -6,11 +6,10 @@ import csv
 import io
 import json
 import math
-import subprocess
-import sys
 
 import pytest
 
+from conftest import completed
 from depthwidth.arch.presets import preset
 from depthwidth.arch.hardware import Constraints, is_prime
 from depthwidth.advice.planner import PlanOptions, Spending
@@ -19,7 +18,7 @@ from depthwidth.loop.sweep import budget_label, sweep, sweep_many, target_depths
 
 
 def cli(*args, input=None):
-    return subprocess.run([sys.executable, "-m", "depthwidth", *args], capture_output=True, text=True, input=input)
+    return completed(args, input)  # in-process (conftest.completed)
 
 
 def llama_options(tp: int = 1) -> PlanOptions:

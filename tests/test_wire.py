@@ -9,17 +9,17 @@ import io
 import json
 import math
 import shlex
-import subprocess
-import sys
 
 import pytest
 import yaml
+
+from conftest import completed
 
 # ---- helpers --------------------------------------------------------------------------------------
 
 
 def cli(*args, input=None):
-    return subprocess.run([sys.executable, "-m", "depthwidth", *map(str, args)], capture_output=True, text=True, input=input)
+    return completed(args, input)  # in-process (conftest.completed)
 
 
 def ok(*args, input=None):
