@@ -10,15 +10,10 @@ def fmt_log3(value: float | None, vacuous: bool = False) -> str:
 
 
 def fmt_count(value: float | int | None) -> str:
-    """Human parameter counts: 983M, 1.3B, 3.2e+30."""
-    if value is None:
-        return "n/a"
-    if abs(value) >= 1e15:
-        return f"{value:.3g}"
-    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
-        if abs(value) >= scale:
-            return f"{value / scale:.3g}{suffix}"
-    return f"{value:g}"
+    """Human parameter counts: 983M, 1.3B, 3.2e+30 (``budgets.spell``)."""
+    from ..budgets import spell
+
+    return spell(value)
 
 
 def fmt_width(width: int | None, log10_width: float | None) -> str:
