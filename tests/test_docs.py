@@ -40,8 +40,12 @@ def test_every_plan_field_is_documented():
                          capture_output=True, text=True, cwd=ROOT, timeout=120)
     [record] = json.loads(out.stdout)
     contract = (ROOT / "docs" / "json.md").read_text(encoding="utf-8") + (ROOT / "docs" / "costs.md").read_text(encoding="utf-8")
-    names = set(record) | {"run." + k for k in record["run"]} | set(record["candidates"][0])
-    missing = sorted(n for n in names if f"`{n.split('.')[-1]}`" not in contract)
+    def paths(value, prefix=""):  # every field at every level of the nested record (issue 42), lists of records left out
+        return {n for k, v in value.items() for n in ({prefix + k} | (paths(v, prefix + k + ".") if isinstance(v, dict) else set()))}
+
+    names = paths({k: v for k, v in record.items() if k != "evidence"}) | paths(record["candidates"][0])
+    documented = lambda n: any(f"`{'.'.join(n.split('.')[i:])}`" in contract for i in range(n.count(".") + 1))  # its path, or its tail
+    missing = sorted(n for n in names if not documented(n))
     assert not missing, missing
 
 
