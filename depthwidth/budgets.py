@@ -77,3 +77,15 @@ def params_from_tokens(tokens: float) -> float:
 def params_from_flops(flops: float) -> float:
     """Compute-optimal N for C FLOPs: C = 6·N·D and D = 20·N, so N = sqrt(C/120)."""
     return math.sqrt(flops / (FLOPS_PER_PARAM_TOKEN * TOKENS_PER_PARAM))
+
+
+def spell(value: float | int | None) -> str:
+    """Human parameter counts: 983M, 1.3B, 3.2e+30 (n/a for None)."""
+    if value is None:
+        return "n/a"
+    if abs(value) >= 1e15:
+        return f"{value:.3g}"
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g}{suffix}"
+    return f"{value:g}"

@@ -8,10 +8,10 @@ columns() { awk -F, -v want="$1" 'NR == 1 { n = split(want, w, ","); for (i = 1;
 
 printf '# budgets to plan\n1e8\n350M\n1.3B\n1e10\n1T\n' |
   depthwidth plan --params - --format csv |
-  columns budget,min_depth,width,heads,regime,empirical_depth,empirical_width
+  columns budget.value,threshold.min_depth,threshold.width,threshold.heads,threshold.regime,rule.empirical_depth,rule.empirical_width
 
 for budget in 1e8 1e9 1e10; do
-  depth=$(depthwidth plan --params "$budget" --field min_depth)
-  width=$(depthwidth plan --params "$budget" --field width)
+  depth=$(depthwidth plan --params "$budget" --field threshold.min_depth)
+  width=$(depthwidth plan --params "$budget" --field threshold.width)
   echo "budget $budget -> minimal shape ${depth}x${width}"
 done

@@ -23,41 +23,41 @@ from depthwidth import __version__
 
 def test_plan_json_matches_reference_card():
     [record] = parse_json(run(["plan", "--params", "1e9", "--rule", "levine-fit", "--format", "json"]))
-    assert record["budget"] == 10**9 and record["budget_count"] == "params_nonembedding"
-    assert record["budget_source"] == "params"
-    assert record["min_depth"] == 8
-    assert record["min_depth_exact"] == pytest.approx(7.390, abs=5e-4)
-    assert record["width"] == 3200
-    assert record["width_exact"] == pytest.approx(3227.486, abs=5e-4)
-    assert record["heads"] == 50
-    assert record["params_nonembedding"] == record["params_12Ld2"] == 12 * 8 * 3200**2
-    assert record["budget_deviation"] == pytest.approx(12 * 8 * 3200**2 / 1e9 - 1)
-    assert record["empirical_depth"] == pytest.approx(40.23, abs=0.01)
-    assert record["empirical_width"] == pytest.approx(1439, abs=1)
+    assert record["budget"]["value"] == 10**9 and record["budget"]["count"] == "params_nonembedding"
+    assert record["budget"]["source"] == "params"
+    assert record["threshold"]["min_depth"] == 8
+    assert record["threshold"]["min_depth_exact"] == pytest.approx(7.390, abs=5e-4)
+    assert record["threshold"]["width"] == 3200
+    assert record["threshold"]["width_exact"] == pytest.approx(3227.486, abs=5e-4)
+    assert record["threshold"]["heads"] == 50
+    assert record["threshold"]["params_nonembedding"] == record["threshold"]["params_12Ld2"] == 12 * 8 * 3200**2
+    assert record["threshold"]["budget_deviation"] == pytest.approx(12 * 8 * 3200**2 / 1e9 - 1)
+    assert record["rule"]["empirical_depth"] == pytest.approx(40.23, abs=0.01)
+    assert record["rule"]["empirical_width"] == pytest.approx(1439, abs=1)
     assert record["candidates"][0]["depth"] == 8
     assert {"depth", "width", "heads", "params_12Ld2", "params_nonembedding", "budget_deviation", "threshold_depth", "regime", "log3_sep_lower",
             "log3_sep_upper", "lower_vacuous", "notes", "aspect_ratio", "tp_sizes", "kv_heads", "ffn"} <= set(record["candidates"][0])
-    assert max(c["depth"] for c in record["candidates"]) > record["empirical_depth"]
+    assert max(c["depth"] for c in record["candidates"]) > record["rule"]["empirical_depth"]
 
 
 @pytest.mark.parametrize("budget", ["1e9", "1_000_000_000", "1000M", "1B", "1b", "0.001T", "1000000K", " 1e9 "])
 def test_plan_budget_spellings_agree(budget):
-    assert run(["plan", "--params", budget, "--field", "budget"]).stdout == "1000000000\n"
+    assert run(["plan", "--params", budget, "--field", "budget.value"]).stdout == "1000000000\n"
 
 
 def test_plan_other_reference_budgets():
     records = parse_json(run(["plan", "--params", "1e7", "--params", "1e12", "--format", "json"]))
-    assert [r["min_depth"] for r in records] == [6, 11]
-    assert records[0]["min_depth_exact"] == pytest.approx(5.434, abs=5e-4)
-    assert records[0]["width_exact"] == pytest.approx(372.7, abs=0.05)
-    assert records[1]["min_depth_exact"] == pytest.approx(10.380, abs=5e-4)
-    assert records[1]["width_exact"] == pytest.approx(87038.8, abs=0.05)
+    assert [r["threshold"]["min_depth"] for r in records] == [6, 11]
+    assert records[0]["threshold"]["min_depth_exact"] == pytest.approx(5.434, abs=5e-4)
+    assert records[0]["threshold"]["width_exact"] == pytest.approx(372.7, abs=0.05)
+    assert records[1]["threshold"]["min_depth_exact"] == pytest.approx(10.380, abs=5e-4)
+    assert records[1]["threshold"]["width_exact"] == pytest.approx(87038.8, abs=0.05)
 
 
 def test_plan_repeated_params_is_one_array_in_order():
     records = parse_json(run(["plan", "--params", "1e9", "--params", "350M", "--format", "json"]))
     assert isinstance(records, list) and len(records) == 2
-    assert [r["budget"] for r in records] == [10**9, 350 * 10**6]
+    assert [r["budget"]["value"] for r in records] == [10**9, 350 * 10**6]
 
 
 def test_plan_single_budget_is_still_an_array():
@@ -68,14 +68,14 @@ def test_plan_flops_and_tokens_say_their_source():
     # 1e20, not 1.2e20: with flash attention by default (issue 41), 23x1792 and 24x1792 trade places at 1.2e20
     # as the length moves between the two lengths that would make each spend C, so no length makes the pick spend it
     [flops] = parse_json(run(["plan", "--flops", "1e20", "--format", "json"]))
-    assert flops["budget_source"] == "flops"
+    assert flops["budget"]["source"] == "flops"
     # sized with the FLOPs the costs count (attention and logits on top of 6·N): below sqrt(C/120) = 9.1e8
     # (C = 6ND, D = 20N), and the pick trained on its tokens spends C (issue 30)
-    assert 0.85 * math.sqrt(1e20 / 120) < flops["budget"] < math.sqrt(1e20 / 120)
-    assert flops["recommended_train_flops"] == pytest.approx(1e20, rel=1e-9)
+    assert 0.85 * math.sqrt(1e20 / 120) < flops["budget"]["value"] < math.sqrt(1e20 / 120)
+    assert flops["recommended"]["run"]["train_flops"] == pytest.approx(1e20, rel=1e-9)
     [tokens] = parse_json(run(["plan", "--tokens", "2e10", "--format", "json"]))
-    assert tokens["budget_source"] == "tokens"
-    assert tokens["budget"] == 10**9
+    assert tokens["budget"]["source"] == "tokens"
+    assert tokens["budget"]["value"] == 10**9
     table = run(["plan", "--tokens", "2e10"])
     assert table.code == 0 and "tokens" in table.stdout
 
@@ -91,25 +91,25 @@ def test_plan_table_shows_the_key_numbers():
 def test_plan_jsonl_csv_and_field():
     budgets = ["--params", "1e9", "--params", "1e12"]
     lines = parse_jsonl(run(["plan", *budgets, "--format", "jsonl"]))
-    assert [r["min_depth"] for r in lines] == [8, 11]
+    assert [r["threshold"]["min_depth"] for r in lines] == [8, 11]
     rows = parse_csv(run(["plan", *budgets, "--format", "csv"]))
-    assert [r["min_depth"] for r in rows] == ["8", "11"]
-    assert rows[0]["width"] == "3200" and "candidates" not in rows[0]  # lists of records are left to JSON
-    assert float(rows[0]["min_depth_exact"]) == pytest.approx(7.3903, abs=1e-4)
-    assert run(["plan", *budgets, "--field", "min_depth"]).stdout == "8\n11\n"
-    assert run(["plan", *budgets, "--field", "budget_source"]).stdout == "params\nparams\n"
+    assert [r["threshold.min_depth"] for r in rows] == ["8", "11"]
+    assert rows[0]["threshold.width"] == "3200" and "candidates" not in rows[0]  # lists of records are left to JSON
+    assert float(rows[0]["threshold.min_depth_exact"]) == pytest.approx(7.3903, abs=1e-4)
+    assert run(["plan", *budgets, "--field", "threshold.min_depth"]).stdout == "8\n11\n"
+    assert run(["plan", *budgets, "--field", "budget.source"]).stdout == "params\nparams\n"
 
 
 def test_plan_align_and_head_dim():
     [record] = parse_json(run(["plan", "--params", "1e9", "--align", "128", "--head-dim", "128", "--format", "json"]))
-    assert record["width"] % 128 == 0
-    assert record["heads"] == round(record["width"] / 128)
+    assert record["threshold"]["width"] % 128 == 0
+    assert record["threshold"]["heads"] == round(record["threshold"]["width"] / 128)
 
 
 def test_plan_budgets_from_stdin():
     stdin = "# budgets\n1e9\r\n\n   \n350M  # comment\n"
     records = parse_json(run(["plan", "--params", "-", "--format", "json"], input=stdin))
-    assert [r["budget"] for r in records] == [10**9, 350 * 10**6]
+    assert [r["budget"]["value"] for r in records] == [10**9, 350 * 10**6]
 
 
 # ---- compare -------------------------------------------------------------------------------------
@@ -158,10 +158,10 @@ def test_compare_jsonl_is_one_line_and_csv_one_row():
     assert line["deep"]["log3_sep_lower"] == pytest.approx(8148.015, abs=5e-4)
     assert line["shallow"]["log3_sep_lower"] == pytest.approx(133.010, abs=5e-4)
     [row] = parse_csv(run([*args, "--format", "csv"]))
-    assert row["deep_regime"] == "depth-inefficient" and row["shallow_regime"] == "depth-efficient"
-    assert float(row["deep_log3_sep_upper"]) == pytest.approx(38988.163, abs=5e-4)
+    assert row["deep.regime"] == "depth-inefficient" and row["shallow.regime"] == "depth-efficient"
+    assert float(row["deep.log3_sep_upper"]) == pytest.approx(38988.163, abs=5e-4)
     [literal] = parse_csv(run([*args, "--format", "csv", "--c2-reading", "Literal"]))
-    assert float(literal["deep_log3_sep_upper"]) == pytest.approx(36117.861, abs=5e-4) and literal["c2_reading"] == "literal"
+    assert float(literal["deep.log3_sep_upper"]) == pytest.approx(36117.861, abs=5e-4) and literal["c2_reading"] == "literal"
 
 
 # ---- bounds --------------------------------------------------------------------------------------

@@ -314,17 +314,17 @@ def finite_records(args: list[str]):
 
 def test_plan_1e30_is_finite():
     [record] = finite_records(["plan", "--params", "1e30"])
-    depth = record["min_depth"]
+    depth = record["threshold"]["min_depth"]
     assert 12 * depth * 9**depth >= 10**30 > 12 * (depth - 1) * 9 ** (depth - 1)
-    assert math.isclose(record["min_depth_exact"], depth, abs_tol=1)
-    assert record["candidates"] and record["recommended_depth"] >= depth
+    assert math.isclose(record["threshold"]["min_depth_exact"], depth, abs_tol=1)
+    assert record["candidates"] and record["recommended"]["depth"] >= depth
 
 
 @pytest.mark.parametrize("budget", ["1e30", "3.8e32"])
 def test_plan_extreme_budgets(budget):
     [record] = finite_records(["plan", "--params", budget])
-    assert record["width"] >= 2 and 1 <= record["heads"] < record["width"]
-    assert record["width"] <= 10**15 and record["params_nonembedding"] < 2**53 * 10**18  # exact integers, never floats
+    assert record["threshold"]["width"] >= 2 and 1 <= record["threshold"]["heads"] < record["threshold"]["width"]
+    assert record["threshold"]["width"] <= 10**15 and record["threshold"]["params_nonembedding"] < 2**53 * 10**18  # exact integers, never floats
 
 
 @pytest.mark.parametrize("args", [["--params", "3.9e32"], ["--params", "1e50"], ["--flops", "1e100"]])

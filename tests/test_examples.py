@@ -30,7 +30,7 @@ def test_sweep_example():
     result = _run("bash", str(EXAMPLES / "sweep.sh"))
     assert result.returncode == 0, result.stderr
     assert "budget 1e9 -> minimal shape 8x3200" in result.stdout
-    assert result.stdout.splitlines()[0] == "budget,min_depth,width,heads,regime,empirical_depth,empirical_width"
+    assert result.stdout.splitlines()[0] == "budget.value,threshold.min_depth,threshold.width,threshold.heads,threshold.regime,rule.empirical_depth,rule.empirical_width"
 
 
 @needs_depthwidth

@@ -96,7 +96,7 @@ def test_hf_exports_count_what_transformers_builds(entry):
         options = options_for(fmt, entry["options"])
         block = export.plan_architecture(entry["budget"], fmt, options)
         planned = plan(entry["budget"], options)
-        assert (block.depth, block.width) == (planned.recommended_depth, planned.recommended_width)
+        assert (block.depth, block.width) == (planned.recommended.depth, planned.recommended.width)
         assert options.spending.params(block) == entry["counts"]["nonembedding"]  # the plan's own count
         for key, value in entry["options"].items():  # every option reached the block
             if key in ("kv_heads", "head_dim", "experts", "top_k"):

@@ -193,9 +193,9 @@ def test_export_plan_matches_plan_and_reads_back(fmt, budget, tmp_path):
     assert planned.code == 0, planned.stderr
     plan = json.loads(planned.stdout)[0]
     assert (record["depth"], record["width"], record["heads"]) == (
-        plan["recommended_depth"], plan["recommended_width"], plan["recommended_heads"])
+        plan["recommended"]["depth"], plan["recommended"]["width"], plan["recommended"]["heads"])
     if "recommended_kv_heads" in plan:
-        assert record["kv_heads"] == plan["recommended_kv_heads"]
+        assert record["kv_heads"] == plan["recommended"]["kv_heads"]
     if "recommended_params" in plan:
         assert record["params_nonembedding"] == plan["recommended_params"]
     check_written(fmt, tmp_path, record)

@@ -105,9 +105,9 @@ def test_rules_csv_has_one_row_per_rule_and_every_constant():
     for row, record in zip(rows, records):
         assert row["status"] == record["status"]
         for key, constant in record["constants"].items():  # each rule's own constants, in its row
-            assert float(row[f"constants_{key}_value"]) == constant["value"]
-            assert row[f"constants_{key}_status"] == constant["status"]
-        others = {f"constants_{k}_value" for r in records for k in r["constants"]} - {f"constants_{k}_value" for k in record["constants"]}
+            assert float(row[f"constants.{key}.value"]) == constant["value"]
+            assert row[f"constants.{key}.status"] == constant["status"]
+        others = {f"constants.{k}.value" for r in records for k in r["constants"]} - {f"constants.{k}.value" for k in record["constants"]}
         assert all(row[column] == "" for column in others)  # another rule's constant: empty, not missing
 
 

@@ -40,10 +40,10 @@ def _lambert_min_depth(n: float) -> int:
 def test_plan_past_the_evidence_answers_with_the_threshold_shape(budget):
     """Issue 34 #2: plan 1e25 recommended 3111284x518413056 (bounds refuses depth > 10^6)."""
     p = first(parse_json(run(["plan", "-p", budget, "--format", "json"])))
-    assert p["recommended_depth"] == p["min_depth"] == _lambert_min_depth(float(budget))
+    assert p["recommended"]["depth"] == p["threshold"]["min_depth"] == _lambert_min_depth(float(budget))
     assert "no published evidence reaches" in p["why"]
     assert all(c["depth"] <= MAX_DEPTH for c in p["candidates"])
-    shape = f"{p['recommended_depth']}x{p['recommended_width']}x{p['recommended_heads']}"
+    shape = f"{p['recommended']['depth']}x{p['recommended']['width']}x{p['recommended']['heads']}"
     assert run(["bounds", shape, "--format", "json"]).code == 0
 
 
@@ -374,6 +374,6 @@ def test_a_sweep_past_the_evidence_prints_only_shapes_bounds_accepts(budget):
     rows = parse_json(run(["sweep", "-p", budget, "--format", "json"]))
     plan = first(parse_json(run(["plan", "-p", budget, "--format", "json"])))
     depths = [r["depth"] for r in rows]
-    assert rows and max(depths) <= 2 * plan["min_depth"] and min(depths) >= plan["min_depth"]
+    assert rows and max(depths) <= 2 * plan["threshold"]["min_depth"] and min(depths) >= plan["threshold"]["min_depth"]
     shapes = [f"{r['depth']}x{r['width']}x{r['heads']}" for r in rows]
     assert run(["bounds", *shapes, "--format", "json"]).code == 0

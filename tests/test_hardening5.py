@@ -83,14 +83,14 @@ def test_plan_leaves_shapes_shallower_than_the_stages_out():
     """plan --params 1e8 --pp 16 (the minimal depth is 7): the pick and every candidate hold 16 layers or
     more; the minimal-depth shape keeps its theory, its costs are null with the reason."""
     p = first(parse_json(run(["plan", "--params", "1e8", "--pp", "16", "--format", "json"])))
-    assert p["min_depth"] < 16 <= p["recommended_depth"]
+    assert p["threshold"]["min_depth"] < 16 <= p["recommended"]["depth"]
     assert p["candidates"] and all(c["depth"] >= 16 for c in p["candidates"])
-    assert p["train_memory_per_gpu_bytes"] is None and any("fewer layers than --pp 16" in n for n in p["notes"])
+    assert "train_memory_per_gpu_bytes" not in p and any("fewer layers than --pp 16" in n for n in p["notes"])
 
 
 def test_plan_deepens_a_rule_pick_shallower_than_the_stages():
     p = first(parse_json(run(["plan", "--params", "1e8", "--pp", "30", "--rule", "threshold", "--format", "json"])))
-    assert p["recommended_depth"] >= 30 and all(c["depth"] >= 30 for c in p["candidates"])
+    assert p["recommended"]["depth"] >= 30 and all(c["depth"] >= 30 for c in p["candidates"])
     assert any(w.startswith("--pp 30: the recommended shape") for w in p["warnings"])
 
 
@@ -143,10 +143,10 @@ def test_compare_tp_and_multiple_warn_as_their_help_says():
 def test_recommended_time_to_target_is_in_the_json_without_tokens():
     """recommended_time_to_target_days was null unless --tokens was given, while `why` printed the days."""
     p = first(parse_json(run(["plan", "--params", "1e8", "--format", "json"])))
-    days = p["recommended_time_to_target_days"]
+    days = p["recommended"]["run"]["time_to_target_days"]
     printed = float(re.search(r"([0-9.e+-]+) days to the target loss", p["why"])[1])
     assert days is not None and days == pytest.approx(printed, rel=5e-3)  # why prints 3 significant digits
-    assert p["run"]["tokens_assumed"] is True  # and says the length is the assumed one, as for train_days
+    assert p["setup"]["tokens_assumed"] is True  # and says the length is the assumed one, as for train_days
 
 
 # ---- MEDIUM: layer-schedule keys against the layer count -------------------------------------------------------
@@ -205,9 +205,9 @@ def test_a_family_default_past_a_small_depth_is_read_as_transformers_builds_it(t
 def test_field_with_json_prints_objects_of_the_named_fields():
     full = first(parse_json(run(["plan", "--params", "1e9", "--format", "json"])))
     cut = parse_json(run(["plan", "--params", "1e9", "--field", "recommended_depth", "--field", "run.gpus", "--format", "json"]))
-    assert cut == [{"recommended_depth": full["recommended_depth"], "run.gpus": full["run"]["gpus"]}]
-    lines = parse_jsonl(run(["plan", "--params", "1e9", "--field", "min_depth", "--format", "jsonl"]))
-    assert lines == [{"min_depth": full["min_depth"]}]
+    assert cut == [{"recommended.depth": full["recommended"]["depth"], "setup.gpus": full["setup"]["gpus"]}]  # old names: new paths
+    lines = parse_jsonl(run(["plan", "--params", "1e9", "--field", "threshold.min_depth", "--format", "jsonl"]))
+    assert lines == [{"threshold.min_depth": full["threshold"]["min_depth"]}]
 
 
 def test_field_with_json_in_brief_columns_grids_and_single_records():

@@ -94,8 +94,8 @@ def test_every_printed_shape_is_valid(arch_name, tp, budget):
     KV heads compatible, ffn % its multiple, within 5% of the budget, counts by the convention."""
     block = Spending(arch_name).at_budget(budget).block  # the preset at this budget's size (issue 33)
     p = plan(budget, PlanOptions(spending=Spending(arch_name), constraints=Constraints(tp=tp)))
-    shapes = [(p.recommended_depth, p.recommended_width, p.recommended_heads, p.recommended_kv_heads, p.recommended_ffn,
-               p.recommended_params_nonembedding, p.recommended_budget_deviation)]
+    shapes = [(p.recommended.depth, p.recommended.width, p.recommended.heads, p.recommended.kv_heads, p.recommended.ffn,
+               p.recommended.params_nonembedding, p.recommended.budget_deviation)]
     shapes += [(c.depth, c.width, c.heads, c.kv_heads, c.ffn, c.params_nonembedding, c.budget_deviation) for c in p.candidates]
     for depth, width, heads, kv, ffn, count, deviation in shapes:
         assert width % 128 == 0 and width == heads * block.head_dim
@@ -104,7 +104,7 @@ def test_every_printed_shape_is_valid(arch_name, tp, budget):
         assert heads <= 2 or not is_prime(heads)
         assert count == _count(arch_name, depth, width, heads, kv, ffn)
         assert abs(deviation) <= 0.05 and deviation == pytest.approx(count / budget - 1)
-    assert p.recommended_depth >= p.min_depth
+    assert p.recommended.depth >= p.threshold.min_depth
     assert [c.depth for c in p.candidates] == sorted({c.depth for c in p.candidates})
 
 
@@ -114,10 +114,10 @@ def test_llama_plan_fields_reproduce_its_count_and_min_depth():
     block = preset("llama")
     p = plan(7 * 10**9, PlanOptions(spending=Spending("llama"), constraints=Constraints(
         head_dim=block.head_dim, ffn_multiple=block.ffn_multiple)))
-    assert p.gated and p.experts is None and p.width == p.heads * p.head_dim
-    assert p.params_nonembedding == _count("llama", p.min_depth, p.width, p.heads, p.kv_heads, p.ffn)
-    smallest = next(L for L in range(1, 60) if 3**L >= p.width)
-    assert p.min_depth == smallest
+    assert p.gated and p.threshold.experts is None and p.threshold.width == p.threshold.heads * p.threshold.head_dim
+    assert p.threshold.params_nonembedding == _count("llama", p.threshold.min_depth, p.threshold.width, p.threshold.heads, p.threshold.kv_heads, p.threshold.ffn)
+    smallest = next(L for L in range(1, 60) if 3**L >= p.threshold.width)
+    assert p.threshold.min_depth == smallest
 
 
 def test_tp_conflict_exits_2_naming_it():

@@ -13,8 +13,8 @@ def run(*args, columns="100"):
 
 def test_repeated_field_prints_each_field_tab_separated():
     [record] = json.loads(run("plan", "--params", "1e9", "--format", "json").stdout)
-    out = run("plan", "--params", "1e9", "--field", "min_depth", "--field", "recommended_width", "--field", "run.gpus")
-    assert out.returncode == 0 and out.stdout == f"{record['min_depth']}\t{record['recommended_width']}\t{record['run']['gpus']}\n"
+    out = run("plan", "--params", "1e9", "--field", "threshold.min_depth", "--field", "recommended.width", "--field", "setup.gpus")
+    assert out.returncode == 0 and out.stdout == f"{record['threshold']['min_depth']}\t{record['recommended']['width']}\t{record['setup']['gpus']}\n"
     brief = run("plan", "--params", "1e9", "--params", "1e12", "--brief", "--field", "min_depth", "--field", "width")
     rows = json.loads(run("plan", "--params", "1e9", "--params", "1e12", "--brief", "--format", "json").stdout)
     assert brief.stdout == "".join(f"{r['min_depth']}\t{r['width']}\n" for r in rows)
@@ -23,7 +23,7 @@ def test_repeated_field_prints_each_field_tab_separated():
 
 
 @pytest.mark.parametrize("args,flag,meant", [
-    (("plan", "--params", "1e9", "--field", "recomended_width"), "--field", "recommended_width"),
+    (("plan", "--params", "1e9", "--field", "recomended_width"), "--field", "recommended.width"),
     (("plan", "--params", "1e9", "--arch", "lama"), "--arch", "llama"),
     (("plan", "--params", "1e9", "--gpu", "h10"), "--gpu", "h100"),
     (("plan", "--params", "1e9", "--rule", "nanochatt"), "rule", "nanochat"),
@@ -40,7 +40,7 @@ def test_warnings_about_a_shape_not_asked_for_stay_off_stderr():
     args = ("plan", "--params", "3e8", "--arch", "llama")
     [record] = json.loads(run(*args, "--format", "json").stdout)
     assert any("the planned shape" in w for w in record["warnings"])  # the minimal-depth shape is -8.2% off the budget
-    assert run(*args, "--field", "recommended_width").stderr == ""
+    assert run(*args, "--field", "recommended.width").stderr == ""
     assert "the planned shape" in run(*args, "--field", "width").stderr
     assert "the planned shape" in run(*args).stderr
 

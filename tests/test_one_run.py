@@ -57,15 +57,15 @@ def _shape(record: dict, prefix: str = "") -> str:
 @pytest.mark.parametrize("label,arch,budget,options", PLANNED, ids=[case[0] for case in PLANNED])
 def test_plan_sweep_and_compare_agree_with_cost(label, arch, budget, options):
     [plan] = parse_json(run(["plan", "--params", budget, "--arch", arch, *_plan_options(options), "--format", "json"]))
-    shape = _shape(plan, "recommended_")
-    reference = _cost(shape, options, "--arch", arch, "--kv-heads", str(plan["recommended_kv_heads"]))
-    assert reference["params_nonembedding"] == plan["recommended_params_nonembedding"], label  # the same block
-    _agree(plan, reference, f"plan: {label}", "recommended_step_seconds", "recommended_train_days")
-    assert plan["recommended_layout"] == reference["layout"], label
+    shape = _shape(plan["recommended"], "")
+    reference = _cost(shape, options, "--arch", arch, "--kv-heads", str(plan["recommended"]["kv_heads"]))
+    assert reference["params_nonembedding"] == plan["recommended"]["params_nonembedding"], label  # the same block
+    _agree(plan["recommended"]["run"], reference, f"plan: {label}")
+    assert plan["recommended"]["run"]["layout"] == reference["layout"], label
     for candidate in plan["candidates"][:2]:  # the candidates are timed as the pick is
         alike = _cost(_shape(candidate), options, "--arch", arch, "--kv-heads", str(candidate["kv_heads"]))
         if alike["params_nonembedding"] == candidate["params_nonembedding"]:  # a candidate's snapped ffn: cost has no --ffn
-            _agree(candidate, alike, f"plan candidate {_shape(candidate)}: {label}")
+            _agree(candidate["run"], alike, f"plan candidate {_shape(candidate)}: {label}")
 
     rows = parse_json(run(["sweep", "--params", budget, "--arch", arch, "--count", "2", *options, "--format", "json"]))
     for row in rows:

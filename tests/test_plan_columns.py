@@ -48,12 +48,13 @@ def scalar(budget, opts):
                     params_embedding=embedding, budget_deviation=snapped.deviation,
                     flops_per_token=flops_per_token(arch, opts.context), kv_bytes_per_token=kv_bytes_per_token(arch),
                     tp_sizes=tuple(tp_sizes(arch)), regime=regime(arch.depth, arch.width)), None
-    return dict(min_depth=p.min_depth, min_depth_exact=p.min_depth_exact, width_exact=p.width_exact, width=p.width,
-                heads=p.heads, kv_heads=p.kv_heads, head_dim=p.head_dim, ffn=p.ffn,
-                params_nonembedding=p.params_nonembedding, params_active=p.params_active,
-                params_embedding=p.params_embedding, budget_deviation=p.budget_deviation,
-                flops_per_token=p.flops_per_token, kv_bytes_per_token=p.kv_bytes_per_token, tp_sizes=tuple(p.tp_sizes),
-                regime=p.regime), None
+    t = p.threshold
+    return dict(min_depth=t.min_depth, min_depth_exact=t.min_depth_exact, width_exact=t.width_exact, width=t.width,
+                heads=t.heads, kv_heads=t.kv_heads, head_dim=t.head_dim, ffn=t.ffn,
+                params_nonembedding=t.params_nonembedding, params_active=t.params_active,
+                params_embedding=t.params_embedding, budget_deviation=t.budget_deviation,
+                flops_per_token=t.flops_per_token, kv_bytes_per_token=t.kv_bytes_per_token, tp_sizes=tuple(t.tp_sizes),
+                regime=t.regime), None
 
 
 def vector_row(cols, i):

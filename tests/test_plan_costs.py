@@ -43,34 +43,36 @@ def paper_flops_per_token(depth, width, context=2048):
 def test_chinchilla_sized_plan_totals_six_n_d():
     """The acceptance check: 70B on 1.4T tokens is about 6·N·D = 5.88e23 (Hoffmann et al. 2022 quote 5.76e23)."""
     record, _ = plan_json("--params", "7e10", "--tokens", "1.4e12", "--mfu", "0.4")  # the flat-MFU time (the model's: test_plan_model.py)
-    assert 1.0 <= record["train_flops"] / (6 * 7e10 * 1.4e12) <= 1.15
-    assert record["tokens"] == 1.4e12
-    for shape in [{**record, "depth": record["min_depth"]}, *record["candidates"]]:  # the planned shape, then each candidate
+    rec = record["recommended"]
+    assert 1.0 <= rec["run"]["train_flops"] / (6 * rec["params_nonembedding"] * 1.4e12) <= 1.15
+    assert record["setup"]["tokens"] == 1.4e12
+    assert record["threshold"]["min_depth"] in [c["depth"] for c in record["candidates"]]  # the planned shape is costed as a candidate
+    for shape in record["candidates"]:
         expected = paper_flops_per_token(shape["depth"], shape["width"]) * 1.4e12
-        assert shape["train_flops"] == pytest.approx(expected, rel=1e-12)
-        assert shape["train_gpu_hours"] == pytest.approx(expected / (H100_BF16 * 0.4) / 3600, rel=1e-12)
-        assert shape["train_days"] == pytest.approx(shape["train_gpu_hours"] / 8 / 24, rel=1e-12)  # no --gpus: one 8-GPU node
-    assert record["run"]["gpus"] == 8 and record["run"]["gpus_assumed"] is True
-    rec = next(c for c in record["candidates"] if (c["depth"], c["width"]) == (record["recommended_depth"], record["recommended_width"]))
-    assert record["recommended_train_flops"] == rec["train_flops"]
+        assert shape["run"]["train_flops"] == pytest.approx(expected, rel=1e-12)
+        assert shape["run"]["train_gpu_hours"] == pytest.approx(expected / (H100_BF16 * 0.4) / 3600, rel=1e-12)
+        assert shape["run"]["train_days"] == pytest.approx(shape["run"]["train_gpu_hours"] / 8 / 24, rel=1e-12)  # no --gpus: one 8-GPU node
+    assert record["setup"]["gpus"] == 8 and record["setup"]["gpus_assumed"] is True
+    rec = next(c for c in record["candidates"] if (c["depth"], c["width"]) == (record["recommended"]["depth"], record["recommended"]["width"]))
+    assert rec == record["recommended"]  # the answer is one of the candidates, the same record
 
 
 def test_llama_7b_on_512_h100s_costs_every_candidate():
     record, _ = plan_json("--params", "7e9", "--tokens", "2e12", "--arch", "llama", "--tp", "8", "--gpu", "h100", "--gpus", "512",
                           "--mfu", "0.4", "--pp", "1", "--zero", "1", "--recompute", "selective")
-    assert record["run"]["data_parallel"] == 64 and record["run"]["gpus"] == 512
+    assert record["recommended"]["run"]["layout"]["dp"] == 64 and record["setup"]["gpus"] == 512
     s, t, vocab = 2048, 8, 128256
     for c in record["candidates"]:
         L, d, f = c["depth"], c["width"], c["ffn"]
         per_token = 6 * c["params_nonembedding"] + 12 * L * s * d + 6 * vocab * d  # the llama preset: all heads of size 128
-        assert c["train_flops"] == pytest.approx(per_token * 2e12, rel=1e-12)
-        assert c["train_days"] == pytest.approx(c["train_flops"] / (H100_BF16 * 0.4) / 3600 / 512 / 24, rel=1e-12)
+        assert c["run"]["train_flops"] == pytest.approx(per_token * 2e12, rel=1e-12)
+        assert c["run"]["train_days"] == pytest.approx(c["run"]["train_flops"] / (H100_BF16 * 0.4) / 3600 / 512 / 24, rel=1e-12)
         params = c["params_nonembedding"] + 2 * vocab * d  # untied: embedding and output head on the one stage
         activations = (L * s * (18 * d + 4 * f) + 8 * s + s * d + 4 * s * (d + vocab)) / t
         memory = 2 * params / t + 2 * params / t + 12 * params / (t * 64) + activations
-        assert c["train_memory_per_gpu_bytes"] == pytest.approx(memory, abs=4)
-        assert c["fits_on_gpu"] is (memory <= 80e9)
-        assert c["kv_cache_bytes_per_sequence"] == 2 * L * c["kv_heads"] * 128 * 2 * s
+        assert c["run"]["memory_per_gpu_bytes"] == pytest.approx(memory, abs=4)
+        assert c["run"]["fits"] is (memory <= 80e9)
+        assert c["serve"]["kv_cache_bytes_per_sequence"] == 2 * L * c["kv_heads"] * 128 * 2 * s
     table = run(["plan", "--params", "7e9", "--tokens", "2e12", "--arch", "llama", "--tp", "8", "--gpus", "512", "--explain"], ).stdout
     for words in ("train FLOPs", "days", "memory/GPU", "KV/seq", "band [", "why", "Evidence"):
         assert words in table
@@ -79,10 +81,10 @@ def test_llama_7b_on_512_h100s_costs_every_candidate():
 def test_seven_billion_llama_band_holds_the_pick():
     """Issue 24's check: a depth inside a band whose evidence is listed, and why."""
     record, _ = plan_json("--params", "7e9", "--arch", "llama", "--tp", "8")
-    lo, hi = record["depth_band"]
+    lo, hi = record["band"]["low"], record["band"]["high"]
     assert isinstance(lo, int) and isinstance(hi, int)
-    assert record["min_depth"] <= lo <= record["recommended_depth"] <= hi
-    assert record["evidence"] and record["why"] and record["rule"] == "consensus"
+    assert record["threshold"]["min_depth"] <= lo <= record["recommended"]["depth"] <= hi
+    assert record["evidence"] and record["why"] and record["rule"]["name"] == "consensus"
     assert any(e["used"] for e in record["evidence"]) and {"name", "depth", "width", "in_range", "verified", "used"} <= set(record["evidence"][0])
     # published 7-8B models trained 32 layers (LLaMA, Llama 2/3, Mistral): the band is near them, not at 70
     assert lo <= 40 and hi <= 2 * lo
@@ -92,28 +94,31 @@ def test_costs_without_tokens_or_gpus_are_at_the_stated_assumptions():
     """Issue 32: no n/a. Without --tokens every cost is at 20 tokens per parameter (Hoffmann et al.
     2022); without --gpus on one node of the accelerator (8 H100s), and the record says both."""
     record, _ = plan_json("--params", "1e9", "--mfu", "0.4")
-    for shape in [{**record, "depth": record["min_depth"]}, *record["candidates"]]:
-        assert shape["tokens"] == 20 * 1e9
-        assert shape["train_flops"] == pytest.approx(paper_flops_per_token(shape["depth"], shape["width"]) * 2e10, rel=1e-12)
-        assert shape["train_days"] == pytest.approx(shape["train_flops"] / (H100_BF16 * 0.4) / 3600 / 8 / 24, rel=1e-12)
-        assert shape["train_memory_per_gpu_bytes"] > 0 and shape["kv_cache_bytes_per_sequence"] == 4 * shape["depth"] * shape["width"] * 2048
-    assert record["run"]["tokens_assumed"] is True and record["run"]["ranking_tokens"] == 20 * 1e9
-    assert record["run"]["gpus_assumed"] is True and record["run"]["gpus"] == 8 and record["run"]["data_parallel"] == 8
+    for shape in record["candidates"]:
+        run = shape["run"]
+        assert run["tokens"] == 20 * 1e9
+        assert run["train_flops"] == pytest.approx(paper_flops_per_token(shape["depth"], shape["width"]) * 2e10, rel=1e-12)
+        assert run["train_days"] == pytest.approx(run["train_flops"] / (H100_BF16 * 0.4) / 3600 / 8 / 24, rel=1e-12)
+        assert run["memory_per_gpu_bytes"] > 0 and shape["serve"]["kv_cache_bytes_per_sequence"] == 4 * shape["depth"] * shape["width"] * 2048
+    assert record["setup"]["tokens_assumed"] is True and record["setup"]["tokens"] == 20 * 1e9
+    assert record["setup"]["gpus_assumed"] is True and record["setup"]["gpus"] == 8 and record["recommended"]["run"]["layout"]["dp"] == 8
     assert any("no --tokens" in n for n in record["notes"]) and any("no --gpus" in n for n in record["notes"])
     record, _ = plan_json("--params", "1e9", "--tokens", "2e10", "--gpus", "16")  # both given: nothing assumed
-    assert record["run"]["tokens_assumed"] is False and record["run"]["gpus_assumed"] is False
-    assert record["train_days"] == pytest.approx(record["train_gpu_hours"] / 16 / 24, rel=1e-12)
+    assert record["setup"]["tokens_assumed"] is False and record["setup"]["gpus_assumed"] is False
+    run = record["recommended"]["run"]
+    assert run["train_days"] == pytest.approx(run["train_gpu_hours"] / 16 / 24, rel=1e-12)
     record, _ = plan_json("--params", "1e9", "--gpu", "tpu-v5p", "--tp", "8")  # a 4-chip host, rounded up to tp 8
-    assert record["run"]["gpus"] == 8
+    assert record["setup"]["gpus"] == 8
     record, _ = plan_json("--flops", "1e20")  # compute-optimal, sized so the pick's costed FLOPs are C (test_plan_model.py;
-    assert record["budget"] < 10**9 and record["recommended_train_flops"] == pytest.approx(1e20, rel=1e-9)  # 1.2e20: test_cli)
+    assert record["budget"]["value"] < 10**9 and record["recommended"]["run"]["train_flops"] == pytest.approx(1e20, rel=1e-9)  # 1.2e20: test_cli)
 
 
 def test_flops_with_tokens_sets_the_budget_to_c_over_6d():
     record, _ = plan_json("--flops", "1.2e21", "--tokens", "1e11")
-    assert record["budget"] == round(1.2e21 / (6 * 1e11)) and record["tokens"] == 1e11 and record["budget_source"] == "flops"
+    assert record["budget"]["value"] == round(1.2e21 / (6 * 1e11)) and record["setup"]["tokens"] == 1e11
+    assert record["budget"]["source"] == "flops"
     record, _ = plan_json("--params", "2e9", "--tokens", "5e10")
-    assert record["budget"] == 2 * 10**9 and record["tokens"] == 5e10
+    assert record["budget"]["value"] == 2 * 10**9 and record["setup"]["tokens"] == 5e10
 
 
 def test_help_states_every_default():
@@ -127,8 +132,8 @@ def test_help_states_every_default():
 
 def test_pipeline_degree_that_does_not_divide_the_depth_warns():
     record, stderr = plan_json("--params", "7e9", "--arch", "llama", "--pp", "7")
-    assert record["run"]["pp"] == 7
-    if record["recommended_depth"] % 7:
+    assert record["setup"]["fixed_layout"]["pp"] == 7 and record["recommended"]["run"]["layout"]["pp"] == 7
+    if record["recommended"]["depth"] % 7:
         assert "--pp 7 does not divide" in stderr and any("--pp 7" in w for w in record["warnings"])
     record, stderr = plan_json("--params", "7e9", "--arch", "llama", "--pp", "1")
     assert "--pp" not in stderr
@@ -139,8 +144,8 @@ def test_prefer_serve_is_never_deeper_than_prefer_train():
     for budget in ("1e9", "7e9", "7e10"):
         serve, _ = plan_json("--params", budget, "--arch", "llama", "--prefer", "serve")
         balanced, _ = plan_json("--params", budget, "--arch", "llama", "--prefer", "balanced")
-        assert serve["recommended_depth"] <= balanced["recommended_depth"]
-        assert serve["depth_band"] == balanced["depth_band"] and serve["prefer"] == "serve"
+        assert serve["recommended"]["depth"] <= balanced["recommended"]["depth"]
+        assert serve["band"] == balanced["band"] and serve["rule"]["prefer"] == "serve"
     assert run(["plan", "--params", "1e9", "--prefer", "cheap"]).code == 2
 
 
@@ -155,8 +160,8 @@ def test_recommended_shape_is_always_a_candidate(arch):
                 assert "smallest budget" in str(err), (arch, budget, rule, err)
                 continue
             shapes = {(c.depth, c.width) for c in p.candidates}
-            assert (p.recommended_depth, p.recommended_width) in shapes, (arch, budget, rule)
-            assert p.depth_band[0] <= p.depth_band[1]
+            assert (p.recommended.depth, p.recommended.width) in shapes, (arch, budget, rule)
+            assert p.band.low <= p.band.high
 
 
 def test_compare_and_inspect_records_carry_costs():
@@ -185,7 +190,7 @@ def test_plan_rules_lists_every_rule_and_the_consensus():
     rows = {r["rule"]: r for r in json.loads(out.stdout)}
     assert set(REGISTRY) | {"consensus"} == set(rows)
     record, _ = plan_json("--params", "7e9", "--arch", "llama")
-    assert (rows["consensus"]["depth"], rows["consensus"]["width"]) == (record["recommended_depth"], record["recommended_width"])
+    assert (rows["consensus"]["depth"], rows["consensus"]["width"]) == (record["recommended"]["depth"], record["recommended"]["width"])
 
 
 def test_phase_plot_draws_each_budgets_band():
@@ -212,7 +217,7 @@ def test_deepseek_below_its_smallest_shape_is_refused_naming_the_smallest_budget
     assert out.code == 2 and out.stdout == "" and len(out.stderr.strip().splitlines()) == 1
     smallest = float(re.search(r"smallest budget it can plan is about ([0-9.e+]+)", out.stderr)[1])
     p = plan(int(smallest * 1.02), PlanOptions(spending=Spending("deepseek")))  # the budget it names can be planned
-    assert abs(p.budget_deviation) <= 0.5
+    assert abs(p.threshold.budget_deviation) <= 0.5
     assert 12 * 5 * 896**2 > 1.066e7 * 1.5  # even the paper's count of that shape is far past the budget
 
 
@@ -222,20 +227,20 @@ def test_a_shape_off_the_budget_always_says_so(arch, count):
     for budget in (1e9, 2.2e9, 5e9, 1.3e10, 7e10):
         p = plan(int(budget), PlanOptions(spending=Spending(arch, count=count)))
         off = [w for w in p.warnings if "from the budget" in w]
-        assert (abs(p.budget_deviation) > 0.05) == any("planned shape" in w for w in off), (arch, count, budget)
-        assert (abs(p.recommended_budget_deviation) > 0.05) == any("recommended shape" in w for w in off), (arch, count, budget)
-        limited = getattr(p, p.budget_count)
-        assert p.budget_deviation == pytest.approx(limited / budget - 1)
+        assert (abs(p.threshold.budget_deviation) > 0.05) == any("planned shape" in w for w in off), (arch, count, budget)
+        assert (abs(p.recommended.budget_deviation) > 0.05) == any("recommended shape" in w for w in off), (arch, count, budget)
+        limited = getattr(p.threshold, p.budget.count)
+        assert p.threshold.budget_deviation == pytest.approx(limited / budget - 1)
 
 
 @pytest.mark.parametrize("budget", ["1e9", "7e9", "7e10"])
 def test_seven_kv_heads_plan_within_the_tolerance(budget):
     """0.2: 'bad --kv-heads 7: ... width 46080' (the width the block's count was fitted at had 360 heads)."""
     record, _ = plan_json("--params", budget, "--arch", "llama", "--kv-heads", "7")
-    assert record["kv_heads"] == record["recommended_kv_heads"] == 7
+    assert record["kv_heads"] == record["recommended"]["kv_heads"] == 7
     head_dim = 64 if budget == "1e9" else 128  # Llama 3.2 1B's head size below 2e9, Llama 3's above (issue 33)
-    assert record["recommended_heads"] % 7 == 0 and record["recommended_width"] == head_dim * record["recommended_heads"]
-    assert abs(record["recommended_budget_deviation"]) <= 0.05
+    assert record["recommended"]["heads"] % 7 == 0 and record["recommended"]["width"] == head_dim * record["recommended"]["heads"]
+    assert abs(record["recommended"]["budget_deviation"]) <= 0.05
 
 
 # ---- plan --rule-file: the fitted depth with its interval, out of range, clamped ---------------------
@@ -258,9 +263,9 @@ def test_rule_file_depth_comes_with_its_interval(tmp_path):
         depth = 0.6 * budget**0.2
         x = math.log(budget) - pivot
         half = 1.959963984540054 * math.sqrt(0.01 + 2 * x * 0.001 + x * x * 0.0004)
-        assert record["empirical_depth"] == pytest.approx(depth, rel=1e-9)
-        assert (record["rule_depth_low"], record["rule_depth_high"]) == pytest.approx((depth * math.exp(-half), depth * math.exp(half)))
-        assert record["rule_in_range"] is inside and record["rule_clamped"] is False
+        assert record["rule"]["empirical_depth"] == pytest.approx(depth, rel=1e-9)
+        assert (record["rule"]["depth_low"], record["rule"]["depth_high"]) == pytest.approx((depth * math.exp(-half), depth * math.exp(half)))
+        assert record["rule"]["in_range"] is inside and record["rule"]["clamped"] is False
         assert any(("outside the fitted sizes" in n) is not inside for n in record["notes"] if n.startswith("rule file:"))
     table = run(["plan", "--params", "1e12", "--rule-file", path, "--explain"]).stdout
     assert "95% interval" in table and "outside the fitted range" in table
@@ -269,7 +274,7 @@ def test_rule_file_depth_comes_with_its_interval(tmp_path):
 def test_rule_file_clamped_depth_warns_and_says_so_in_json(tmp_path):
     path = _rule_file(tmp_path, depth_beta=0.6, depth_k=1e-4, beta_interval=[0.55, 0.65])  # 1e-4·N^0.6: 1e5 layers at 1e15
     record, stderr = plan_json("--params", "1e15", "--rule-file", path)
-    assert record["rule_clamped"] is True and record["empirical_depth"] == 1e4
+    assert record["rule"]["clamped"] is True and record["rule"]["empirical_depth"] == 1e4
     assert "clamped" in stderr and any("clamped" in w for w in record["warnings"])
     assert "clamped" in record["why"]
 
@@ -287,17 +292,17 @@ def test_a_plan_one_node_cannot_hold_names_the_smallest_cluster():
     the smallest cluster of whole nodes that holds the model, says so, and its pick fits there; cost on the pick
     without --gpus chooses the same cluster."""
     out = json.loads(run(["plan", "--params", "7e10", "--arch", "llama", "--format", "json"]).stdout)[0]
-    gpus = out["run"]["gpus"]
-    assert out["run"]["gpus_assumed"] and gpus > 8 and gpus % 8 == 0 and (gpus // 8) & (gpus // 8 - 1) == 0
-    assert out["recommended_fits_on_gpu"] is True
+    gpus = out["setup"]["gpus"]
+    assert out["setup"]["gpus_assumed"] and gpus > 8 and gpus % 8 == 0 and (gpus // 8) & (gpus // 8 - 1) == 0
+    assert out["recommended"]["run"]["fits"] is True
     assert any(f"smallest cluster that fits, {gpus} GPUs" in n for n in out["notes"]), out["notes"]
-    shape = f"{out['recommended_depth']}x{out['recommended_width']}"
-    cost = json.loads(run(["cost", shape, "--arch", "llama", "--kv-heads", str(out["recommended_kv_heads"]),
+    shape = f"{out['recommended']['depth']}x{out['recommended']['width']}"
+    cost = json.loads(run(["cost", shape, "--arch", "llama", "--kv-heads", str(out["recommended"]["kv_heads"]),
                            "--format", "json"]).stdout)[0]
     assert cost["gpus"] == gpus
     # a model one node holds stays on one node
     small = json.loads(run(["plan", "--params", "1e9", "--format", "json"]).stdout)[0]
-    assert small["run"]["gpus"] == 8 and not any("smallest cluster" in n for n in small["notes"])
+    assert small["setup"]["gpus"] == 8 and not any("smallest cluster" in n for n in small["notes"])
 
 
 def test_compare_without_gpus_ranks_both_on_the_smallest_cluster_that_holds_the_larger():

@@ -36,31 +36,31 @@ def test_candidates_days_are_the_models_not_a_flat_mfu():
     """Issue 30's done-when: in plan --params 1e9 --tokens 2e10 --gpus 64 the candidates' days differ by
     the model's account of their shapes."""
     record = plan_json("--params", "1e9", "--tokens", "2e10", "--gpus", "64", "--gpu", "h100")
-    assert record["run"]["time_model"] == "performance model" and record["run"]["mfu"] is None
+    assert record["setup"]["time_model"] == "performance model" and record["setup"]["mfu"] is None
     seconds_per_flop = []
     for c in record["candidates"]:
         flops = paper_flops_per_token(c["depth"], c["width"]) * 2e10
-        assert c["train_flops"] == pytest.approx(flops, rel=1e-12)
-        assert 0 < c["mfu"] < 1
-        assert c["train_days"] == pytest.approx(flops / (c["mfu"] * H100_BF16 * 64) / 86400, rel=1e-9)
-        assert c["train_days"] == pytest.approx(2e10 / c["tokens_per_second"] / 86400, rel=1e-9)
-        layout = c["layout"]
+        assert c["run"]["train_flops"] == pytest.approx(flops, rel=1e-12)
+        assert 0 < c["run"]["mfu"] < 1
+        assert c["run"]["train_days"] == pytest.approx(flops / (c["run"]["mfu"] * H100_BF16 * 64) / 86400, rel=1e-9)
+        assert c["run"]["train_days"] == pytest.approx(2e10 / c["run"]["tokens_per_second"] / 86400, rel=1e-9)
+        layout = c["run"]["layout"]
         assert layout["tp"] * layout["pp"] * layout["dp"] * layout["cp"] == 64
-        assert c["decode_seconds_per_token"] > 0
-        seconds_per_flop.append(c["train_days"] / flops)
+        assert c["serve"]["decode_seconds_per_token"] > 0
+        seconds_per_flop.append(c["run"]["train_days"] / flops)
     # a flat MFU makes days/FLOPs one constant; the model separates shapes by more than 5%
     assert max(seconds_per_flop) / min(seconds_per_flop) > 1.05
-    rec = next(c for c in record["candidates"] if (c["depth"], c["width"]) == (record["recommended_depth"], record["recommended_width"]))
-    assert record["recommended_mfu"] == rec["mfu"] and record["recommended_layout"] == rec["layout"]
-    assert record["recommended_train_days"] == rec["train_days"]
+    rec = next(c for c in record["candidates"] if (c["depth"], c["width"]) == (record["recommended"]["depth"], record["recommended"]["width"]))
+    assert record["recommended"]["run"]["mfu"] == rec["run"]["mfu"] and record["recommended"]["run"]["layout"] == rec["run"]["layout"]
+    assert record["recommended"]["run"]["train_days"] == rec["run"]["train_days"]
 
 
 def test_mfu_overrides_the_model():
     record = plan_json("--params", "1e9", "--tokens", "2e10", "--gpus", "64", "--mfu", "0.4")
-    assert record["run"]["mfu"] == 0.4 and record["recommended_mfu"] is None
+    assert record["setup"]["mfu"] == 0.4 and record["recommended"]["run"]["mfu"] is None
     for c in record["candidates"]:
-        assert c["mfu"] is None and c["layout"] is None
-        assert c["train_days"] == pytest.approx(c["train_flops"] / (0.4 * H100_BF16 * 64) / 86400, rel=1e-12)
+        assert c["run"]["mfu"] is None and c["run"]["layout"]["dp"] == 64  # the layout given (--mfu: none searched)
+        assert c["run"]["train_days"] == pytest.approx(c["run"]["train_flops"] / (0.4 * H100_BF16 * 64) / 86400, rel=1e-12)
 
 
 def test_prefer_changes_the_pick_on_the_cluster():
@@ -68,7 +68,7 @@ def test_prefer_changes_the_pick_on_the_cluster():
     beside the time, goes shallower than balanced (at 1e9 on this cluster both pick the fastest shape)."""
     args = ("--params", "7e9", "--arch", "llama", "--tokens", "2e12", "--gpus", "512", "--gpu", "h100")
     balanced, serve = plan_json(*args), plan_json(*args, "--prefer", "serve")
-    assert (balanced["recommended_depth"], balanced["recommended_width"]) != (serve["recommended_depth"], serve["recommended_width"])
+    assert (balanced["recommended"]["depth"], balanced["recommended"]["width"]) != (serve["recommended"]["depth"], serve["recommended"]["width"])
 
 
 def test_flops_alone_costs_within_the_budget():
@@ -76,20 +76,20 @@ def test_flops_alone_costs_within_the_budget():
     attention and the logits). Now the pick's costed FLOPs are the budget, at about 20 tokens per parameter."""
     for arch in ("llama", "vanilla"):
         record = plan_json("--flops", "3.06e22", "--arch", arch)
-        assert record["recommended_train_flops"] <= 3.06e22 * (1 + 1e-9)
-        assert record["recommended_train_flops"] == pytest.approx(3.06e22, rel=1e-6)
-        count = record["recommended_params_nonembedding"]
-        assert 17 <= record["tokens"] / count <= 23  # compute-optimal: 20 per parameter (Hoffmann et al. 2022), ±snapping
-        assert record["budget"] < math.sqrt(3.06e22 / 120)  # smaller than 6·N·D alone would say
+        assert record["recommended"]["run"]["train_flops"] <= 3.06e22 * (1 + 1e-9)
+        assert record["recommended"]["run"]["train_flops"] == pytest.approx(3.06e22, rel=1e-6)
+        count = record["recommended"]["params_nonembedding"]
+        assert 17 <= record["setup"]["tokens"] / count <= 23  # compute-optimal: 20 per parameter (Hoffmann et al. 2022), ±snapping
+        assert record["budget"]["value"] < math.sqrt(3.06e22 / 120)  # smaller than 6·N·D alone would say
 
 
 def test_days_budget_sizes_the_run_for_that_time():
     record = plan_json("--days", "7", "--gpus", "256", "--gpu", "h100", "--tokens", "1e12")
-    assert record["budget_source"] == "days" and record["tokens"] == 1e12
-    assert record["recommended_train_days"] == pytest.approx(7, rel=0.02)
+    assert record["budget"]["source"] == "days" and record["setup"]["tokens"] == 1e12
+    assert record["recommended"]["run"]["train_days"] == pytest.approx(7, rel=0.02)
     record = plan_json("--days", "30", "--gpus", "64", "--gpu", "h100", "--arch", "llama")
-    assert record["recommended_train_days"] == pytest.approx(30, rel=0.02)
-    assert 17 <= record["tokens"] / record["budget"] <= 23  # 20 tokens per parameter (Hoffmann et al. 2022)
+    assert record["recommended"]["run"]["train_days"] == pytest.approx(30, rel=0.02)
+    assert 17 <= record["setup"]["tokens"] / record["budget"]["value"] <= 23  # 20 tokens per parameter (Hoffmann et al. 2022)
     assert run(["plan", "--days", "7", "--params", "1e9"]).code == 2
     assert run(["plan", "--days", "-3", "--gpus", "8"]).code == 2
 
@@ -101,11 +101,11 @@ def test_pipeline_degree_that_does_not_divide_is_costed():
     odd = [c for c in record["candidates"] if c["depth"] % 4]
     assert odd
     for c in record["candidates"]:
-        even = c["train_flops"] / (0.4 * H100_BF16 * 64) / 86400
-        assert c["train_days"] == pytest.approx(even * math.ceil(c["depth"] / 4) * 4 / c["depth"], rel=1e-12)
+        even = c["run"]["train_flops"] / (0.4 * H100_BF16 * 64) / 86400
+        assert c["run"]["train_days"] == pytest.approx(even * math.ceil(c["depth"] / 4) * 4 / c["depth"], rel=1e-12)
     record = plan_json("--params", "1e9", "--tokens", "2e10", "--gpus", "64", "--pp", "4")
     for c in record["candidates"]:
-        assert c["layout"]["pp"] == 4
+        assert c["run"]["layout"]["pp"] == 4
     c = next(c for c in record["candidates"] if c["depth"] % 4)
     padded = math.ceil(c["depth"] / 4) * 4
     out = run(["cost", f"{c['depth']}x{c['width']}", f"{padded}x{c['width']}", "--gpus", "64", "--pp", "4", "--format", "json"])
@@ -119,8 +119,8 @@ def test_billed_ratio_with_its_source_next_to_the_times():
     ratios = {"Llama 2 7B": 1.44, "Llama 3 8B": 2.64, "Llama 3.1 405B": 1.02}  # cost/billed.py, recomputed in test_perf.py
     mean = math.exp(sum(map(math.log, ratios.values())) / 3)
     record = plan_json("--params", "1e9", "--tokens", "2e10", "--gpus", "64")
-    assert record["billed_ratio"] == pytest.approx(mean, abs=0.05)
-    assert "Llama 3.1 405B" in record["billed_note"] and "docs/performance.md" in record["billed_note"]
+    assert record["setup"]["billed_ratio"] == pytest.approx(mean, abs=0.05)
+    assert "Llama 3.1 405B" in record["setup"]["billed_note"] and "docs/performance.md" in record["setup"]["billed_note"]
     screen = run(["plan", "--params", "1e9", "--tokens", "2e10", "--gpus", "64"]).stdout
     billed = [line for line in screen.splitlines() if line.startswith("billed")]
     assert billed and "1.0-2.6x" in billed[0]

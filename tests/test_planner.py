@@ -25,12 +25,12 @@ def test_card_minimal_depths(budget, exact, integer, width):
 
 def test_plan_1e9():
     p = plan(10**9, LEVINE)
-    assert (p.min_depth, p.width, p.heads) == (8, 3200, 50)  # 3200 = 25·128, the multiple of 128 nearest 3227.5
-    assert p.width_exact == pytest.approx(3227.486, abs=1e-3)
-    assert p.params_nonembedding == 12 * 8 * 3200**2 and p.budget_deviation == pytest.approx(-0.01696)
-    assert p.empirical_depth == pytest.approx(40.2, abs=0.1) and p.empirical_width == pytest.approx(1440, abs=5)
+    assert (p.threshold.min_depth, p.threshold.width, p.threshold.heads) == (8, 3200, 50)  # 3200 = 25·128, the multiple of 128 nearest 3227.5
+    assert p.threshold.width_exact == pytest.approx(3227.486, abs=1e-3)
+    assert p.threshold.params_nonembedding == 12 * 8 * 3200**2 and p.threshold.budget_deviation == pytest.approx(-0.01696)
+    assert p.rule.empirical_depth == pytest.approx(40.2, abs=0.1) and p.rule.empirical_width == pytest.approx(1440, abs=5)
     depths = [c.depth for c in p.candidates]
-    assert depths[0] == 8 and depths[-1] > p.empirical_depth and depths == sorted(set(depths))
+    assert depths[0] == 8 and depths[-1] > p.rule.empirical_depth and depths == sorted(set(depths))
     assert all(c.aspect_ratio == c.width / c.depth for c in p.candidates)
     assert all(c.params_nonembedding == c.params_12Ld2 == 12 * c.depth * c.width**2 for c in p.candidates)
 
@@ -73,14 +73,14 @@ def test_planned_shape_respects_the_threshold_and_stays_finite(part, budget):
     except InputError as err:  # below every valid shape (widths in steps of 128): refused, naming the smallest budget
         assert "too small" in str(err) and 12 * min_depth(budget) * 128**2 > 1.5 * budget
         return
-    if compare_pow3(p.min_depth, p.width) < 0:  # depth < log3(width): only when no multiple of 128 near the budget keeps it
-        assert any(f"{p.width} is past 3^{p.min_depth}" in n for n in p.notes)
-        in_range = [w for w in range(128, 3 ** p.min_depth + 1, 128) if w > 3 ** (p.min_depth - 1)]
-        assert all(abs(12 * p.min_depth * w * w / budget - 1) > 0.5 for w in in_range)
-    if p.width_exact >= 1024:  # far from tiny budgets the threshold guarantee always holds
-        assert compare_pow3(p.min_depth, p.width) >= 0
-    assert 1 <= p.heads < p.width and p.width % 128 == 0 and p.heads * 64 == p.width
-    for value in (p.min_depth_exact, p.width_exact, p.empirical_depth, p.empirical_width, p.budget_deviation):
+    if compare_pow3(p.threshold.min_depth, p.threshold.width) < 0:  # depth < log3(width): only when no multiple of 128 near the budget keeps it
+        assert any(f"{p.threshold.width} is past 3^{p.threshold.min_depth}" in n for n in p.notes)
+        in_range = [w for w in range(128, 3 ** p.threshold.min_depth + 1, 128) if w > 3 ** (p.threshold.min_depth - 1)]
+        assert all(abs(12 * p.threshold.min_depth * w * w / budget - 1) > 0.5 for w in in_range)
+    if p.threshold.width_exact >= 1024:  # far from tiny budgets the threshold guarantee always holds
+        assert compare_pow3(p.threshold.min_depth, p.threshold.width) >= 0
+    assert 1 <= p.threshold.heads < p.threshold.width and p.threshold.width % 128 == 0 and p.threshold.heads * 64 == p.threshold.width
+    for value in (p.threshold.min_depth_exact, p.threshold.width_exact, p.rule.empirical_depth, p.rule.empirical_width, p.threshold.budget_deviation):
         assert math.isfinite(value)
 
 
@@ -88,10 +88,10 @@ def test_tiny_and_huge_budgets():
     with pytest.raises(InputError, match="smallest budget it can plan"):  # 2x6 spends it, but widths come in steps of 128
         plan(1000)
     small = plan(700_000)  # 12·5·128² = 983,040 (+40%, within the 50% a plan may miss by): planned, with a warning
-    assert (small.min_depth, small.width) == (5, 128) and any("+40.4% from the budget" in w for w in small.warnings)
+    assert (small.threshold.min_depth, small.threshold.width) == (5, 128) and any("+40.4% from the budget" in w for w in small.warnings)
     huge = plan(10**30)
-    assert huge.min_depth == 29 and math.isfinite(huge.width_exact)
-    assert huge.width % 128 == 0 and abs(huge.width / huge.width_exact - 1) < 1e-6
+    assert huge.threshold.min_depth == 29 and math.isfinite(huge.threshold.width_exact)
+    assert huge.threshold.width % 128 == 0 and abs(huge.threshold.width / huge.threshold.width_exact - 1) < 1e-6
 
 
 def test_compute_optimal_conversions():
@@ -109,11 +109,11 @@ def test_recommended_shape_is_the_empirical_optimum_snapped():
     valid shape within 5% of the budget: widths multiples of 128 near the fit's 1440 are 1408 and
     1536; 1408 at depth N/(12·1408²) = 42.03 -> 42 is -0.08% from the budget, 22 heads of 64."""
     p = plan(10**9, LEVINE)
-    assert (p.recommended_depth, p.recommended_width, p.recommended_heads) == (42, 1408, 22)
-    assert p.recommended_params_nonembedding == 12 * 42 * 1408**2
-    assert p.recommended_budget_deviation == pytest.approx(12 * 42 * 1408**2 / 1e9 - 1)
+    assert (p.recommended.depth, p.recommended.width, p.recommended.heads) == (42, 1408, 22)
+    assert p.recommended.params_nonembedding == 12 * 42 * 1408**2
+    assert p.recommended.budget_deviation == pytest.approx(12 * 42 * 1408**2 / 1e9 - 1)
     tiny = plan(1_000_000, LEVINE)  # the fit's optimum (depth ~0) is below the threshold rule: never recommend that
-    assert tiny.recommended_depth >= tiny.min_depth
+    assert tiny.recommended.depth >= tiny.threshold.min_depth
 
 
 @pytest.mark.parametrize("z", [1e-6, 0.3, 1.0, 7.0, 1e3, 1e9, 1e50, 1e300])

@@ -58,10 +58,10 @@ def test_plan_options_give_the_block_the_plans_context():
 def test_plan_counts_the_table_in_every_shape_and_says_so(run, budget, context):
     rows = int(context or 2048)
     [p] = cli_json(run, ["plan", "--params", budget, "--arch", "gpt2"] + (["--context", context] if context else []))
-    assert p["params_embedding"] == gpt2_embedding(p["width"], rows)
-    assert p["params_with_embeddings"] == p["params_nonembedding"] + gpt2_embedding(p["width"], rows)
-    assert p["recommended_params_with_embeddings"] == (p["recommended_params_nonembedding"]
-                                                       + gpt2_embedding(p["recommended_width"], rows))
+    assert p["threshold"]["params_embedding"] == gpt2_embedding(p["threshold"]["width"], rows)
+    assert p["threshold"]["params_with_embeddings"] == p["threshold"]["params_nonembedding"] + gpt2_embedding(p["threshold"]["width"], rows)
+    assert p["recommended"]["params_with_embeddings"] == (p["recommended"]["params_nonembedding"]
+                                                       + gpt2_embedding(p["recommended"]["width"], rows))
     for c in p["candidates"]:
         assert c["params_embedding"] == gpt2_embedding(c["width"], rows), c["id"] if "id" in c else c["depth"]
     assert any(f"learned position table of {rows:,} rows" in n and "counted in params_embedding" in n for n in p["notes"])
@@ -78,10 +78,10 @@ def test_the_known_numbers_of_the_issue(run):
     Since 0.4.0 the pick is the loss and performance models' (issues 30, 31), so only the theory's
     planned shape and the counts are pinned here."""
     [p] = cli_json(run, ["plan", "--params", "1e8", "--arch", "gpt2"])
-    assert (p["min_depth"], p["width"]) == (7, 1152)
-    lo, hi = p["depth_band"]
-    assert lo <= p["recommended_depth"] <= hi
-    assert p["params_embedding"] == 50257 * 1152 + 2048 * 1152 == 60_255_360
+    assert (p["threshold"]["min_depth"], p["threshold"]["width"]) == (7, 1152)
+    lo, hi = [p["band"]["low"], p["band"]["high"]]
+    assert lo <= p["recommended"]["depth"] <= hi
+    assert p["threshold"]["params_embedding"] == 50257 * 1152 + 2048 * 1152 == 60_255_360
     [rec] = [c for c in p["candidates"] if c["depth"] == 10]
     assert rec["params_embedding"] == 50257 * 896 + 2048 * 896 == 46_865_280
 
@@ -91,7 +91,7 @@ def test_plan_sweep_export_and_inspect_agree_on_a_gpt2_shape(run, tmp_path, cont
     rows = int(context or 2048)
     extra = ["--context", context] if context else []
     [p] = cli_json(run, ["plan", "--params", "1e8", "--arch", "gpt2", *extra])
-    depth, width = p["recommended_depth"], p["recommended_width"]
+    depth, width = p["recommended"]["depth"], p["recommended"]["width"]
     sweep = cli_json(run, ["sweep", "--params", "1e8", "--arch", "gpt2", "--depths", str(depth), *extra])
     [row] = sweep
     assert (row["depth"], row["width"]) == (depth, width)
@@ -102,23 +102,23 @@ def test_plan_sweep_export_and_inspect_agree_on_a_gpt2_shape(run, tmp_path, cont
     expected = gpt2_embedding(width, rows)
     for record in (row, exported, seen):
         assert record["params_embedding"] == expected
-        assert record["params_with_embeddings"] == p["recommended_params_with_embeddings"] == \
-            p["recommended_params_nonembedding"] + expected
+        assert record["params_with_embeddings"] == p["recommended"]["params_with_embeddings"] == \
+            p["recommended"]["params_nonembedding"] + expected
     assert any(f"{rows:,} rows" in n and "counted in params_embedding" in n for n in exported["notes"])
 
 
 def test_export_plan_writes_the_plans_table(run, tmp_path):
     [p] = cli_json(run, ["plan", "--params", "1e8", "--arch", "gpt2", "--context", "1024"])
     [exported] = cli_json(run, ["export", "--plan", "1e8", "--to", "hf-gpt2", "--context", "1024", "--out", str(tmp_path)])
-    assert exported["params_with_embeddings"] == p["recommended_params_with_embeddings"]
+    assert exported["params_with_embeddings"] == p["recommended"]["params_with_embeddings"]
     assert json.loads((tmp_path / "config.json").read_text())["n_positions"] == 1024
 
 
 def test_a_with_embeddings_budget_includes_the_table(run):
     [p] = cli_json(run, ["plan", "--params", "1e8", "--arch", "gpt2", "--count", "with-embeddings", "--context", "1024"])
-    spent = p["params_nonembedding"] + gpt2_embedding(p["width"], 1024)
-    assert p["params_with_embeddings"] == spent
-    assert p["budget_deviation"] == pytest.approx(spent / 1e8 - 1, rel=1e-12)
+    spent = p["threshold"]["params_nonembedding"] + gpt2_embedding(p["threshold"]["width"], 1024)
+    assert p["threshold"]["params_with_embeddings"] == spent
+    assert p["threshold"]["budget_deviation"] == pytest.approx(spent / 1e8 - 1, rel=1e-12)
 
 
 @pytest.mark.parametrize("count", ["total", "with-embeddings"])
@@ -129,8 +129,10 @@ def test_brief_matches_the_scalar_plan_at_another_context(count):
     for row, budget in enumerate(budgets):
         full = plan(budget, options)
         for name in FIELDS:
-            assert columns[name][row] == getattr(full, name), (budget, name)
-        assert columns["params_embedding"][row] == gpt2_embedding(full.width, 1024)
+            b = full.budget
+            expected = {"budget": b.value, "budget_source": b.source, "arch": b.arch, "budget_count": b.count}.get(name)
+            assert columns[name][row] == (getattr(full.threshold, name) if expected is None else expected), (budget, name)
+        assert columns["params_embedding"][row] == gpt2_embedding(full.threshold.width, 1024)
 
 
 def test_a_rotary_format_counts_no_table(run, tmp_path):

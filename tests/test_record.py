@@ -48,22 +48,22 @@ def test_twenty_shapes_alike_in_bounds_and_compare(run):
 @pytest.mark.parametrize("budget", ["1e8", "1e9", "1e11"])
 def test_plan_candidates_are_the_bounds_records_of_their_shapes(run, budget):
     [plan] = cli_json(run, ["plan", "--params", budget])
-    assert plan["budget"] == int(float(budget)) and plan["budget_count"] == "params_nonembedding"
+    assert plan["budget"]["value"] == int(float(budget)) and plan["budget"]["count"] == "params_nonembedding"
     shapes = [f'{c["depth"]}x{c["width"]}x{c["heads"]}' for c in plan["candidates"]]
     for candidate, record in zip(plan["candidates"], cli_json(run, ["bounds", *shapes])):
         assert {k: candidate[k] for k in SHAPE_FIELDS} == {k: record[k] for k in SHAPE_FIELDS}
-        assert candidate["budget_deviation"] == pytest.approx(candidate["params_nonembedding"] / plan["budget"] - 1, rel=1e-12)
-    [planned] = cli_json(run, ["bounds", f'{plan["min_depth"]}x{plan["width"]}x{plan["heads"]}'])
-    assert {k: plan[k] for k in SHAPE_FIELDS if k != "depth"} == {k: planned[k] for k in SHAPE_FIELDS if k != "depth"}
+        assert candidate["budget_deviation"] == pytest.approx(candidate["params_nonembedding"] / plan["budget"]["value"] - 1, rel=1e-12)
+    [planned] = cli_json(run, ["bounds", f'{plan["threshold"]["min_depth"]}x{plan["threshold"]["width"]}x{plan["threshold"]["heads"]}'])
+    assert {k: plan["threshold"][k] for k in SHAPE_FIELDS if k in plan["threshold"]} == {k: planned[k] for k in SHAPE_FIELDS if k != "depth"}
 
 
 def test_with_embeddings_is_the_sum(run):
     [plan] = cli_json(run, ["plan", "--params", "1e9", "--arch", "llama", "--count", "with-embeddings"])
-    assert plan["budget_count"] == "params_with_embeddings"
-    for record in [plan, *plan["candidates"]]:
+    assert plan["budget"]["count"] == "params_with_embeddings"
+    for record in [plan["threshold"], *plan["candidates"]]:
         assert record["params_with_embeddings"] == record["params_nonembedding"] + record["params_embedding"]
-    assert plan["budget_deviation"] == pytest.approx(plan["params_with_embeddings"] / 1e9 - 1, rel=1e-12)
-    assert plan["recommended_budget_deviation"] == pytest.approx(plan["recommended_params_with_embeddings"] / 1e9 - 1, rel=1e-12)
+    assert plan["threshold"]["budget_deviation"] == pytest.approx(plan["threshold"]["params_with_embeddings"] / 1e9 - 1, rel=1e-12)
+    assert plan["recommended"]["budget_deviation"] == pytest.approx(plan["recommended"]["params_with_embeddings"] / 1e9 - 1, rel=1e-12)
 
 
 @pytest.mark.parametrize("name", ["gpt2-xl", "llama-7b", "bert-base", "llama3-70b", "gpt3-xl"])

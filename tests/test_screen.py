@@ -49,36 +49,36 @@ def test_one_screen_at_80_columns(args):
 def test_screen_and_json_agree_field_by_field(args):
     text, r = plan(*args), record(*args)
     answer = section(text, "answer")
-    assert answer.startswith(f"{r['recommended_depth']}x{r['recommended_width']}, {r['recommended_heads']} heads "
-                             f"({r['recommended_kv_heads']} KV), ffn {r['recommended_ffn']:,}")
-    assert f"({r['recommended_budget_deviation'] * 100:+.1f}%)" in answer
+    assert answer.startswith(f"{r['recommended']['depth']}x{r['recommended']['width']}, {r['recommended']['heads']} heads "
+                             f"({r['recommended']['kv_heads']} KV), ffn {r['recommended']['ffn']:,}")
+    assert f"({r['recommended']['budget_deviation'] * 100:+.1f}%)" in answer
     assert section(text, "why") == " ".join(r["why"].split())
     floor = section(text, "floor")
-    assert f"minimal depth {r['min_depth']} " in floor and f"band [{r['depth_band'][0]}, {r['depth_band'][1]}]" in floor
+    assert f"minimal depth {r['threshold']['min_depth']} " in floor and f"band [{r['band']['low']}, {r['band']['high']}]" in floor
     run = section(text, "run")
-    days = r["recommended_train_days"]
+    days = r["recommended"]["run"]["train_days"]
     assert (f"{days:,.1f} days" if days >= 1 else f"{days:.2g} days") in run
-    assert f"{r['recommended_train_memory_per_gpu_bytes'] / 1e9:,.1f} GB/GPU" in run
-    assert f"{r['run']['gpus']:,} x {r['run']['gpu']}" in run
-    assert ("20/param, Hoffmann et al. 2022" in run) is r["run"]["tokens_assumed"]
-    assert ("one node: no --gpus" in run) is r["run"]["gpus_assumed"]
+    assert f"{r['recommended']['run']['memory_per_gpu_bytes'] / 1e9:,.1f} GB/GPU" in run
+    assert f"{r['setup']['gpus']:,} x {r['setup']['gpu']}" in run
+    assert ("20/param, Hoffmann et al. 2022" in run) is r["setup"]["tokens_assumed"]
+    assert ("one node: no --gpus" in run) is r["setup"]["gpus_assumed"]
     rows = table(text)
-    lo, hi = r["depth_band"]
+    lo, hi = [r["band"]["low"], r["band"]["high"]]
     in_band = {(c["depth"], c["width"]) for c in r["candidates"] if lo <= c["depth"] <= hi}
     assert {(int(row["depth"]), int(row["width"].replace(",", ""))) for row in rows} == in_band
-    assert (int(rows[0]["depth"]), int(rows[0]["width"].replace(",", ""))) == (r["recommended_depth"], r["recommended_width"])
+    assert (int(rows[0]["depth"]), int(rows[0]["width"].replace(",", ""))) == (r["recommended"]["depth"], r["recommended"]["width"])
     for row in rows:
         c = next(c for c in r["candidates"] if (c["depth"], c["width"]) == (int(row["depth"]), int(row["width"].replace(",", ""))))
         assert row["heads (KV)"] == f"{c['heads']} ({c['kv_heads']})"
-        assert float(row["days"].replace(",", "")) == pytest.approx(c["train_days"], rel=0.06, abs=0.006)
-        assert float(row["GB/GPU"].replace(",", "")) == pytest.approx(c["train_memory_per_gpu_bytes"] / 1e9, abs=0.051)
+        assert float(row["days"].replace(",", "")) == pytest.approx(c["run"]["train_days"], rel=0.06, abs=0.006)
+        assert float(row["GB/GPU"].replace(",", "")) == pytest.approx(c["run"]["memory_per_gpu_bytes"] / 1e9, abs=0.051)
 
 
 def test_all_lists_the_candidates_outside_the_band_and_explain_the_detail():
     r = record("--params", "1e9")
     rows = table(plan("--params", "1e9", "--all"))
     assert len(rows) == len(r["candidates"])
-    lo, hi = r["depth_band"]
+    lo, hi = [r["band"]["low"], r["band"]["high"]]
     for row in rows:
         depth = int(row["depth"])
         assert row["band"] == ("in" if lo <= depth <= hi else "below" if depth < lo else "above")
@@ -97,10 +97,12 @@ def test_columns_appear_only_for_fields_the_records_carry():
 
     p = make_plan(10**9)
     assert "loss vs best" in plan_screen(p, 80) and "MFU" in plan_screen(p, 80).split("Candidates")[1]  # the model's fields
-    bare = tuple(replace(c, loss_vs_best=None, mfu=None, tokens_per_second=None, decode_seconds_per_token=None) for c in p.candidates)
+    bare = tuple(replace(c, loss=None, run=replace(c.run, mfu=None, tokens_per_second=None),
+                         serve=replace(c.serve, decode_seconds_per_token=None)) for c in p.candidates)
     p = replace(p, candidates=bare)
     assert "loss vs best" not in plan_screen(p, 80) and "MFU " not in plan_screen(p, 80).split("Candidates")[1]
-    Extended = make_dataclass("Extended", [("loss_vs_best", float, 0.0), ("mfu", float, 0.0)], bases=(type(p.candidates[0]),), frozen=True)
-    candidates = tuple(Extended(**{**c.__dict__, "loss_vs_best": 0.01 * i, "mfu": 0.5}) for i, c in enumerate(p.candidates))
+    from depthwidth.cost.fields import Loss
+
+    candidates = tuple(replace(c, loss=Loss(0.01 * i, 0.0, 0.1), run=replace(c.run, mfu=0.5)) for i, c in enumerate(p.candidates))
     text = plan_screen(replace(p, candidates=candidates), 80)
     assert "loss vs best" in text and "MFU" in text and "+0.0" in text

@@ -56,10 +56,10 @@ def test_a_1_5b_llama_plan_ties_its_embedding():
     assert out.returncode == 0, out.stderr
     record = json.loads(out.stdout)
     record = record[0] if isinstance(record, list) else record
-    width = record["recommended_width"]
-    embedding = record["recommended_params_with_embeddings"] - record["recommended_params_nonembedding"]
+    width = record["recommended"]["width"]
+    embedding = record["recommended"]["params_with_embeddings"] - record["recommended"]["params_nonembedding"]
     assert embedding == 128256 * width  # tied: one V x d table (Llama 3.2 1B's tie_word_embeddings)
-    assert record["recommended_params_with_embeddings"] < 1.99e9
+    assert record["recommended"]["params_with_embeddings"] < 1.99e9
 
 
 # ---- fit on one or two sizes ---------------------------------------------------------------------------------
@@ -129,4 +129,4 @@ def test_a_rule_accepts_its_own_budgets_and_keeps_the_layout(tmp_path):
         assert "outside" not in out.stderr and "outside the fitted" not in out.stdout
         record = json.loads(out.stdout)
         record = record[0] if isinstance(record, list) else record
-        assert record["recommended_heads"] == 2 * record["recommended_kv_heads"]  # the sweep's 2 query heads per KV head
+        assert record["recommended"]["heads"] == 2 * record["recommended"]["kv_heads"]  # the sweep's 2 query heads per KV head

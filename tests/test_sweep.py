@@ -60,7 +60,7 @@ def test_default_sweep_spreads_over_the_plans_depth_band():
     from depthwidth.advice.planner import plan
 
     for options in (PlanOptions(), llama_options()):
-        lo, hi = plan(10**9, options).depth_band
+        lo, hi = (lambda b: (b.low, b.high))(plan(10**9, options).band)
         rows = sweep(10**9, options, count=4)
         assert len(rows) == 4 and len({r.width for r in rows}) == 4
         assert all(lo <= r.depth <= hi for r in rows) and rows[-1].depth / rows[0].depth >= (hi / lo) ** 0.5
@@ -135,7 +135,7 @@ def test_a_thousand_rows_stay_in_range_and_within_tolerance():
     12·L·d² = 1e9, no depth and no width twice."""
     from depthwidth.advice.planner import plan
 
-    hi = plan(10**9).depth_band[1]
+    hi = plan(10**9).band.high
     rows = sweep(10**9, count=1000)
     assert 8 <= rows[0].depth and rows[-1].depth <= 2.5 * hi
     assert all(abs(12 * r.depth * r.width**2 / 1e9 - 1) <= 0.05 for r in rows)
@@ -260,9 +260,9 @@ def test_plan_rules_side_by_side():
 def test_plan_rule_nanochat_recommends_64_per_layer():
     proc = cli("plan", "--params", "1e9", "--rule", "nanochat", "--format", "json")
     record = json.loads(proc.stdout)[0]
-    depth, width = record["recommended_depth"], record["recommended_width"]
+    depth, width = record["recommended"]["depth"], record["recommended"]["width"]
     assert width % 128 == 0 and width == 128 * math.ceil(64 * depth / 128)
-    assert abs(record.get("recommended_budget_deviation", record.get("recommended_params_deviation"))) <= 0.05
+    assert abs(record["recommended"]["budget_deviation"]) <= 0.05
 
 
 def test_plan_rule_guard_is_refused():
@@ -287,9 +287,9 @@ def test_plan_rule_file_recommends_the_fitted_optimum(tmp_path):
     proc = cli("plan", "--params", "1e9", "--rule-file", str(path), "--format", "json")
     assert proc.returncode == 0, proc.stderr
     record = json.loads(proc.stdout)[0]
-    assert record["empirical_depth"] == pytest.approx(lo, rel=1e-6)
-    assert abs(record["recommended_depth"] / lo - 1) < 0.1 and record["recommended_width"] % 128 == 0
-    assert abs(record.get("recommended_budget_deviation", record.get("recommended_params_deviation"))) <= 0.05
+    assert record["rule"]["empirical_depth"] == pytest.approx(lo, rel=1e-6)
+    assert abs(record["recommended"]["depth"] / lo - 1) < 0.1 and record["recommended"]["width"] % 128 == 0
+    assert abs(record["recommended"]["budget_deviation"]) <= 0.05
 
 
 def test_sweep_rows_export_with_their_own_blocks(tmp_path):
@@ -327,7 +327,7 @@ def test_sweep_export_writes_one_config_per_row_and_inspect_reads_them_back(tmp_
 def test_threshold_rule_recommends_the_planned_shape():
     """The theory's answer is the minimal depth: 8x3200 for 1e9 (12·8·9^8 >= 1e9; 3200 = 25·128)."""
     [record] = json.loads(cli("plan", "--params", "1e9", "--rule", "threshold", "--format", "json").stdout)
-    assert (record["recommended_depth"], record["recommended_width"]) == (record["min_depth"], record["width"]) == (8, 3200)
+    assert (record["recommended"]["depth"], record["recommended"]["width"]) == (record["threshold"]["min_depth"], record["threshold"]["width"]) == (8, 3200)
     rows = {r["rule"]: r for r in json.loads(cli("plan", "--params", "1e9", "--rules", "--format", "json").stdout)}
     assert (rows["threshold"]["depth"], rows["threshold"]["width"]) == (8, 3200)
 

@@ -274,10 +274,10 @@ def test_plan_export_keeps_every_plan_option(options, tmp_path):
     fmt = {"llama": "hf-llama", "mistral": "hf-mistral", "qwen2": "hf-qwen2"}[options[1]]
     [record] = json.loads(ok("export", "--plan", "7e9", *options, "--to", fmt, "--out", tmp_path / "p", "--format", "json").stdout)
     assert (record["depth"], record["width"], record["heads"], record["kv_heads"], record["ffn"]) == \
-        (plan["recommended_depth"], plan["recommended_width"], plan["recommended_heads"], plan["recommended_kv_heads"],
-         plan["recommended_ffn"])
-    counted = plan["budget_count"]
-    assert record[counted] == plan["recommended_" + counted]
+        (plan["recommended"]["depth"], plan["recommended"]["width"], plan["recommended"]["heads"], plan["recommended"]["kv_heads"],
+         plan["recommended"]["ffn"])
+    counted = plan["budget"]["count"]
+    assert record[counted] == plan["recommended"][counted]
     c = json.loads((tmp_path / "p" / "config.json").read_text())
     head_dim = c.get("head_dim", c["hidden_size"] // c["num_attention_heads"])
     assert llama_layers(c["num_hidden_layers"], c["hidden_size"], c["num_attention_heads"], c["num_key_value_heads"], head_dim,

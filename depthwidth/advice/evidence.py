@@ -244,6 +244,8 @@ class Consensus:
 
     band: Band
     pick: Pick | None
+    named: tuple = ()  # the Snapped shapes the why names (the pick and its runner-up): every one is a candidate
+    valid_shapes: int | None = None  # how many valid shapes the band holds (the why's count)
 
     @property
     def depth_band(self) -> list[int]:

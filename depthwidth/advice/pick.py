@@ -106,11 +106,11 @@ class Costing:
             cache[key] = assess(arch, self.costs(arch), count, budget, self.ranking.tokens, loss_model, weigh_loss=weigh_loss)
         return cache[key]
 
-    def loss_fields(self, arch, count: float, budget: float, loss_model=None) -> dict:
+    def loss_fields(self, arch, count: float, budget: float, loss_model=None, weigh_loss: bool = True) -> dict:
         """The shape record's loss fields (``target.LOSS_FIELDS``): the times to the target at the ranking
         length, assumed or given (as ``fields``' train_days; ``run.tokens_assumed`` says which), so the
         JSON carries the days the ``why`` prints (null without --tokens)."""
-        return self.assess(arch, count, budget, loss_model).fields()
+        return self.assess(arch, count, budget, loss_model, weigh_loss).fields()
 
     def fields(self, arch) -> dict:
         """The shape record's cost fields (``run_records.COST_FIELDS``)."""
@@ -202,7 +202,8 @@ def consensus_pick(budget: int, spending, constraints, model, floor: int, band, 
                   target.why(ranked, band.depth_band, prefer, tolerance, len(shapes), budget, loss_model),
                   tuple((s, t.arch, t.costs) for s, t in ranked))
     snapped = next(s for s in shapes if s.arch is best.arch)
-    return snapped, Consensus(band, chosen), note
+    named = tuple(next(s for s in shapes if s.arch is t.arch) for _, t in ranked[:2])  # what the why names
+    return snapped, Consensus(band, chosen, named, len(shapes)), note
 
 
 def _leading(shapes: list[Snapped], cost: Costing, budget: int, loss_model, prefer: str, tolerance: float | None,

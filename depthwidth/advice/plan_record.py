@@ -1,7 +1,8 @@
-"""The plan's records (field names are the JSON contract; README and docs/costs.md document each):
-``Candidate`` (one iso-budget shape with its costs and loss), ``PlanBrief`` (the threshold rule's
-answer, all of `plan --brief`) and ``Plan`` (the brief, then the rule, the recommendation, the
-evidence and the run). ``planner`` fills them; they are importable from there too.
+"""The plan's records (field names are the JSON contract; README and docs/json.md document each):
+``Candidate`` (one iso-budget shape with its run, loss and serving: what ``recommended`` and each of
+``candidates`` is), ``PlanBrief`` (the threshold rule's answer, all of `plan --brief`) and ``Plan``
+(one nested record, every figure under the shape it describes). ``planner`` fills them;
+they are importable from there too.
 """
 from __future__ import annotations
 
@@ -9,8 +10,7 @@ from __future__ import annotations
 from ..arch.blocks import Architecture
 from ..arch.record import COUNT_FIELDS, COUNT_TYPES, LAYOUT_FIELDS, ShapeRecord, repeats, shape_record
 from ..arch.snapping import Snapped
-from ..cost.fields import COST_FIELDS
-from ..cost.run import RunCosts
+from ..cost.fields import Loss, Run, Serve
 from ..theory.separation import CONSISTENT, bounds
 from ..theory.frozen import frozen
 
@@ -18,53 +18,36 @@ from ..theory.frozen import frozen
 @frozen
 class Candidate(ShapeRecord):
     """One iso-budget shape: the shape record (``arch.record.ShapeRecord``), its aspect ratio d/L,
-    ``budget_deviation`` (the relative deviation of the count the budget limits, the plan's
-    ``budget_count``, from the budget), whether its depth lies in the evidence band, and the costs
-    of its training run (``run_records.COST_FIELDS``; null where they need what was not given)."""
+    ``budget_deviation`` (the relative deviation of the count the budget limits, ``budget.count``,
+    from the budget), whether its depth lies in the evidence band, and its training ``run``, predicted
+    ``loss`` penalty and ``serve`` figures (``cost.fields``: Run, Loss, Serve)."""
 
     aspect_ratio: float
     budget_deviation: float
     in_band: bool = False
-    tokens: float | None = None
-    train_flops_per_token: int | None = None
-    train_flops: float | None = None
-    train_gpu_hours: float | None = None
-    train_days: float | None = None
-    weights_bytes_per_gpu: int | None = None
-    gradients_bytes_per_gpu: int | None = None
-    optimizer_bytes_per_gpu: int | None = None
-    activations_bytes_per_gpu: int | None = None
-    train_memory_per_gpu_bytes: int | None = None
-    fits_on_gpu: bool | None = None
-    kv_cache_bytes_per_sequence: int | None = None
-    inference_memory_bytes: int | None = None
-    loss_vs_best: float | None = None  # target.LOSS_FIELDS: the loss model's penalty and the time to the best shape's loss
-    loss_vs_best_low: float | None = None
-    loss_vs_best_high: float | None = None
-    time_to_target_days: float | None = None
-    time_to_target_gpu_hours: float | None = None
-    mfu: float | None = None  # cost/modeled.MODEL_FIELDS: the performance model's account of the shape (null with --mfu)
-    tokens_per_second: float | None = None
-    step_seconds: float | None = None
-    layout: dict | None = None
-    decode_seconds_per_token: float | None = None
+    run: Run | None = None
+    loss: Loss | None = None
+    serve: Serve | None = None
 
 
 def candidate(snapped: Snapped, context: int, reading: str = CONSISTENT, costs: dict | None = None,
-              in_band: bool = False) -> Candidate:
-    """The candidate record of a snapped shape (``costs``: its cost fields, run_records.cost_fields)."""
+              in_band: bool = False, spec=None) -> Candidate:
+    """The candidate record of a snapped shape (``costs``: its flat cost, loss and model fields, nested
+    by ``cost.fields.nested`` under the run ``spec``)."""
+    from ..cost.fields import nested
+
     arch = snapped.arch
     record = shape_record(bounds(arch.depth, arch.width, arch.heads, reading), arch, context)
+    parts = nested(costs, spec) if costs else {}
     return Candidate(**record.__dict__, aspect_ratio=arch.width / arch.depth, budget_deviation=snapped.deviation,
-                     in_band=in_band, **(costs or {}))
+                     in_band=in_band, **parts)
 
 
 @frozen
 @repeats(Architecture, LAYOUT_FIELDS, after="width")
 @repeats(COUNT_TYPES, COUNT_FIELDS, after="params_12Ld2")
 class PlanBrief:
-    """The threshold rule's answer for one budget: the leading fields of every plan record, and
-    all of `plan --brief` (``brief.py``)."""
+    """The threshold rule's answer for one budget: all of `plan --brief` (``brief.py``)."""
 
     budget: int
     budget_source: str
@@ -83,60 +66,123 @@ class PlanBrief:
 
 
 @frozen
-@repeats(RunCosts, COST_FIELDS, after="run")
-class Plan(PlanBrief):
-    """The plan record for one budget (field names are the JSON contract; README documents each):
-    the PlanBrief fields, then the rule, the recommendation, the evidence and the run."""
+class Budget:
+    """The budget: its ``value``, its ``spelling`` (1B), how it was given (``source``: params, days or
+    flops), the count it limits (``count``: params_nonembedding, params_active or params_with_embeddings)
+    and the block preset (``arch``)."""
 
-    rule: str
-    empirical_depth: float | None
-    empirical_width: float | None
-    recommended_depth: int
-    recommended_width: int
-    recommended_heads: int
-    recommended_kv_heads: int
-    recommended_ffn: int
-    recommended_params_nonembedding: int
-    recommended_params_active: int
-    recommended_params_with_embeddings: int | None
-    recommended_budget_deviation: float
-    recommended_tp_sizes: tuple[int, ...]
-    # the evidence and the pick (evidence.py; README "How the recommendation is made")
+    value: int
+    spelling: str
+    source: str
+    count: str
+    arch: str
+
+
+@frozen
+@repeats(Architecture, LAYOUT_FIELDS, after="width")
+@repeats(COUNT_TYPES, COUNT_FIELDS, after="params_12Ld2")
+class Threshold:
+    """The paper's minimal-depth shape (Levine et al. 2020; ``threshold.py``): the smallest depth L with
+    3^L >= width, exact and whole, the width that spends the budget at it (exact and snapped), its block,
+    counts and regime. Not the answer: a floor under it (its run, where costed, is its candidate's)."""
+
+    min_depth_exact: float
+    min_depth: int
+    width_exact: float
+    width: int
+    params_12Ld2: int
+    budget_deviation: float
+    flops_per_token: int
+    kv_bytes_per_token: int | None
+    tp_sizes: tuple[int, ...]
+    regime: str
+
+
+@frozen
+class RuleUsed:
+    """The rule that gave the answer (``name``: consensus, or a registry rule or rule file), what the
+    consensus pick minimizes (``prefer``), the rule's own unsnapped depth and width (null for the
+    consensus), and with --rule-file the fitted depth's 95% interval, whether the budget is in its range
+    and whether the depth was clamped to it."""
+
+    name: str
     prefer: str
-    depth_band: tuple[int, int]
-    why: str
-    evidence: tuple[dict, ...]
-    rule_depth_low: float | None  # --rule-file: the 95% interval of the fitted depth, in range, clamped
-    rule_depth_high: float | None
-    rule_in_range: bool | None
-    rule_clamped: bool | None
-    # the training run (cost/run.py; README "Costs of a training run"): the minimal-depth shape's costs
-    run: dict  # then cost.fields.COST_FIELDS, as cost.run.RunCosts types them
-    # ... and the recommended shape's
-    recommended_train_flops: float | None
-    recommended_train_gpu_hours: float | None
-    recommended_train_days: float | None
-    recommended_train_memory_per_gpu_bytes: int
-    recommended_fits_on_gpu: bool
-    recommended_kv_cache_bytes_per_sequence: int | None
-    recommended_loss_vs_best: float | None
-    recommended_loss_vs_best_low: float | None
-    recommended_loss_vs_best_high: float | None
-    recommended_time_to_target_days: float | None
-    recommended_mfu: float | None  # the performance model's (cost/modeled.py); null with --mfu
-    recommended_tokens_per_second: float | None
-    recommended_step_seconds: float | None
-    recommended_layout: dict | None
-    recommended_decode_seconds_per_token: float | None
-    billed_ratio: float  # what billed time typically is against the predicted (cost/billed.py), with its source:
-    billed_note: str
-    optimal_depth: float  # the loss model's optimal depth at the budget (cost/loss.py; inspect and models report the same)
+    empirical_depth: float | None = None
+    empirical_width: float | None = None
+    depth_low: float | None = None
+    depth_high: float | None = None
+    in_range: bool | None = None
+    clamped: bool | None = None
+
+
+@frozen
+class DepthBand:
+    """The evidence band of depths (``evidence.depth_band``) and how many valid shapes it holds (null
+    when the consensus did not pick: a rule, or past the evidence)."""
+
+    low: int
+    high: int
+    valid_shapes: int | None = None
+
+
+@frozen
+class LossModel:
+    """The loss model at the budget (cost/loss.py; docs/loss.md): its optimal depth and interval, the
+    sizes its data span and whether the budget lies in them, and whether it tells the band's depths apart
+    (``decides``; else the pick is by time alone)."""
+
+    optimal_depth: float
     optimal_depth_low: float
     optimal_depth_high: float
-    loss_fitted_params_low: float  # the sizes the loss model's data span (cost.loss.fitted_range; docs/loss.md)
-    loss_fitted_params_high: float
-    loss_in_fitted_range: bool  # the budget lies inside them (outside, the optimum's interval widens with the distance)
-    loss_decides: bool  # the loss model tells the band's depths apart (else the pick is by time alone; target.loss_decides)
+    fitted_params_low: float
+    fitted_params_high: float
+    in_fitted_range: bool
+    decides: bool
+
+
+@frozen
+class Setup:
+    """What every shape was costed under: the accelerator and GPU count (``gpus_assumed``: one node, no
+    --gpus), the time model (performance model, or a flat --mfu), the layout fields the user fixed, the
+    context, the training length (``tokens_assumed``: 20 per parameter), the calibration profile's line,
+    and what billed time typically is against the predicted (cost/billed.py)."""
+
+    gpu: str
+    gpus: int | None
+    gpus_assumed: bool
+    time_model: str
+    mfu: float | None
+    fixed_layout: dict
+    context: int
+    tokens: float | None
+    tokens_assumed: bool
+    calibrated_on: str | None
+    billed_ratio: float
+    billed_note: str
+
+
+@frozen
+@repeats(Architecture, LAYOUT_FIELDS[1:4], after="why")
+class Plan:
+    """The plan record for one budget (field names are the JSON contract; docs/json.md documents each):
+    the budget, the threshold rule's floor, the rule, the evidence band, the answer (``recommended``, a
+    Candidate), the loss model, the costing setup, the candidates, and why. ``kv_heads``, ``head_dim``,
+    ``ffn``, ``gated``, ``params_active``, ``flops_per_token`` and ``kv_bytes_per_token`` repeat the
+    answer's block at the top (the same as ``recommended``'s)."""
+
+    budget: Budget
+    threshold: Threshold
+    rule: RuleUsed
+    band: DepthBand
+    recommended: Candidate
+    why: str
+    gated: bool | None
+    params_active: int | None
+    flops_per_token: int | None
+    kv_bytes_per_token: int | None
+    loss_model: LossModel
+    setup: Setup
     candidates: tuple[Candidate, ...]
+    evidence: tuple[dict, ...]
     warnings: tuple[str, ...]
     notes: tuple[str, ...]

@@ -25,7 +25,8 @@ from ..theory.shapes import MAX_DEPTH, MAX_WIDTH
 from ..arch.snapping import BUDGET_TOLERANCE, FAR_FROM_BUDGET, Snapped, no_valid_shape, rule_shape, snap_depth  # noqa: F401
 from ..arch.spending import Quadratic, Spending, quadratic  # noqa: F401
 from . import notes as plan_notes
-from .plan_record import Candidate, Plan, PlanBrief, candidate  # noqa: F401 (the records, importable from here)
+from .plan_record import (Budget, Candidate, DepthBand, LossModel, Plan, PlanBrief, RuleUsed, Setup, Threshold,  # noqa: F401
+                          candidate)  # (the records, importable from here)
 from ..theory.separation import CONSISTENT, THRESHOLD, bounds, compare_pow3  # noqa: F401
 from .threshold import MAX_PLAN_WIDTH, Theory, planned_shape, smallest_budget, theory_for  # noqa: F401 (the threshold rule's step)
 from ..theory.frozen import frozen
@@ -84,12 +85,9 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     under the plan's run (``tokens``: the training length; None: none given)."""
     from .evidence import beyond_evidence, depth_band
     from .pick import CONSENSUS, consensus_pick, costing, rule_why
-    from ..cost.fields import RECOMMENDED_FIELDS
-    from .target import LOSS_FIELDS, loss_decides, loss_notes, rule_loss_model
+    from .target import loss_decides, loss_notes, rule_loss_model
     from ..cost.loss import fitted_range, optimal_depth
-    from ..cost.billed import BILLED_NOTE, BILLED_RATIO
-    from ..cost.modeled import MODEL_FIELDS
-    from ..cost.fields import COST_FIELDS
+    from ..budgets import spell
 
     options = (options or PlanOptions()).at_budget(budget)
     if options.rule_file:
@@ -114,7 +112,7 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     width_at_depth = lambda L: model.width(budget, L)
     band = depth_band(budget, depth, width_at_depth)
     lo, hi = band.depth_band
-    rule, optimum, fitted, left_out = None, None, None, None
+    rule, optimum, fitted, left_out, agreed = None, None, None, None, None
     beyond = beyond_evidence(budget, band)  # (evidence.py)
     if options.rule_file is None and options.rule == CONSENSUS and beyond:
         recommended, target, why = planned, depth, beyond  # the band only extrapolates published d/L: the theory answers
@@ -152,47 +150,53 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
         warnings_pp = []
     if rule is not None:
         why = rule_why(rule.name, rec.depth, rec.width, (lo, hi), bool(fitted and fitted.clamped))
+    named = agreed.named if rule is None and not beyond and recommended is agreed_pick(agreed) else ()
     shapes = [s for s in plan_candidates(budget, spending, constraints, model, depth, sorted({lo, hi} if not beyond else set()),
-                                         top, recommended) if s.arch.depth >= stages]
+                                         top, recommended, named) if s.arch.depth >= stages]
     loss_model = rule_loss_model(options.rule_file)  # fit --save's refit on the user's sweep, else the shipped model
-    built = [candidate(s, options.context, options.reading, {**cost.fields(s.arch), **cost.loss_fields(s.arch, s.params, budget, loss_model),
-                                                             **cost.model_fields(s.arch)}, lo <= s.arch.depth <= hi) for s in shapes]
+    decides = loss_decides(budget, (lo, hi), loss_model)
+    weigh = decides or options.loss_tolerance is not None  # the why's times are the ranking's (consensus_pick)
+    built = [candidate(s, options.context, options.reading, {**cost.fields(s.arch), **cost.model_fields(s.arch),
+                                                             **cost.loss_fields(s.arch, s.params, budget, loss_model, weigh)},
+                       lo <= s.arch.depth <= hi, cost.ranking) for s in shapes]
+    answer = next(c for c, s in zip(built, shapes) if s is recommended) if recommended in shapes else \
+        candidate(recommended, options.context, options.reading, {**cost.fields(rec), **cost.model_fields(rec),
+                  **cost.loss_fields(rec, recommended.params, budget, loss_model, weigh)}, lo <= rec.depth <= hi, cost.ranking)
     arch = planned.arch
-    planned_costs = cost.fields(arch) if arch.depth >= stages else dict.fromkeys(COST_FIELDS)  # too shallow for the stages
     record = bounds(arch.depth, arch.width, arch.heads, options.reading)
     fields, _ = block_fields(arch, context=options.context)
-    rec_counts = counts(rec)
-    rec_costs = cost.fields(rec)
-    rec_loss = cost.loss_fields(rec, recommended.params, budget, loss_model)
-    rec_model = cost.model_fields(rec)
     warnings, notes = plan_notes.advice(budget, options, theory, planned, recommended, optimum, rule, built, band, cost, fitted)
     warnings = warnings_pp + warnings
     if arch.depth < stages:
-        notes.append(f"the minimal-depth shape {arch.depth}x{arch.width} has fewer layers than --pp {stages}: its cost fields are "
-                     "null (no layout splits it into that many stages)")
+        notes.append(f"the minimal-depth shape {arch.depth}x{arch.width} has fewer layers than --pp {stages}: it is not "
+                     "costed (no layout splits it into that many stages)")
     notes += ([left_out] if left_out else []) + loss_notes(budget, tokens, loss_model)
+    optimal = dict(zip(("optimal_depth", "optimal_depth_low", "optimal_depth_high"), map(float, optimal_depth(budget, loss_model))))
+    span = fitted_range(budget, loss_model)
     return Plan(
-        budget=budget, budget_source=budget_source, arch=spending.arch, budget_count=spending.budget_count,
-        min_depth_exact=theory.min_depth_exact, min_depth=depth, width_exact=theory.width_exact, width=arch.width,
-        heads=arch.heads, params_12Ld2=record.params_12Ld2, budget_deviation=planned.deviation, **fields,
-        regime=record.regime, rule=CONSENSUS if rule is None else rule.name,
-        empirical_depth=optimum[0] if optimum else None, empirical_width=optimum[1] if optimum else None,
-        recommended_depth=rec.depth, recommended_width=rec.width, recommended_heads=rec.heads,
-        recommended_kv_heads=rec.kv_heads, recommended_ffn=rec.ffn,
-        recommended_params_nonembedding=rec_counts["params_nonembedding"], recommended_params_active=rec_counts["params_active"],
-        recommended_params_with_embeddings=rec_counts["params_with_embeddings"],
-        recommended_budget_deviation=recommended.deviation, recommended_tp_sizes=tp_sizes(rec),
-        prefer=options.prefer, depth_band=(lo, hi), why=why, evidence=tuple(evidence_records(band)),
-        rule_depth_low=None if fitted is None else fitted.low, rule_depth_high=None if fitted is None else fitted.high,
-        rule_in_range=None if fitted is None else fitted.in_range, rule_clamped=None if fitted is None else fitted.clamped,
-        run=run_record(cost), **planned_costs,
-        **{"recommended_" + name: rec_costs[name] for name in RECOMMENDED_FIELDS},
-        **{"recommended_" + name: rec_loss[name] for name in LOSS_FIELDS[:4]},
-        **{"recommended_" + name: rec_model.get(name) for name in MODEL_FIELDS}, billed_ratio=BILLED_RATIO, billed_note=BILLED_NOTE,
-        **dict(zip(("optimal_depth", "optimal_depth_low", "optimal_depth_high"), map(float, optimal_depth(budget, loss_model)))),
-        **fitted_range(budget, loss_model), loss_decides=loss_decides(budget, (lo, hi), loss_model),
-        candidates=tuple(built), warnings=tuple(warnings), notes=tuple(notes),
+        budget=Budget(budget, spell(budget), budget_source, spending.budget_count, spending.arch),
+        threshold=Threshold(min_depth_exact=theory.min_depth_exact, min_depth=depth, width_exact=theory.width_exact,
+                            width=arch.width, heads=arch.heads, params_12Ld2=record.params_12Ld2,
+                            budget_deviation=planned.deviation, regime=record.regime,
+                            **{k: v for k, v in fields.items() if k in Threshold.__annotations__}),
+        rule=RuleUsed(CONSENSUS if rule is None else rule.name, options.prefer,
+                      optimum[0] if optimum else None, optimum[1] if optimum else None,
+                      *((None,) * 4 if fitted is None else (fitted.low, fitted.high, fitted.in_range, fitted.clamped))),
+        band=DepthBand(lo, hi, agreed.valid_shapes if rule is None and not beyond else None),
+        recommended=answer, why=why,
+        **{k: getattr(answer, k) for k in ("kv_heads", "head_dim", "ffn", "gated", "params_active", "flops_per_token",
+                                           "kv_bytes_per_token")},
+        loss_model=LossModel(**optimal, fitted_params_low=span["loss_fitted_params_low"],
+                             fitted_params_high=span["loss_fitted_params_high"], in_fitted_range=span["loss_in_fitted_range"],
+                             decides=decides),
+        setup=setup_record(cost), candidates=tuple(built), evidence=tuple(evidence_records(band)),
+        warnings=tuple(warnings), notes=tuple(notes),
     )
+
+
+def agreed_pick(agreed):
+    """The consensus' own pick (the first shape its why names), or None."""
+    return agreed.named[0] if agreed is not None and agreed.named else None
 
 
 def staged_pick(budget, spending, constraints, model, stages: int, floor: int, top: float, hi: int):
@@ -210,18 +214,20 @@ def staged_pick(budget, spending, constraints, model, stages: int, floor: int, t
                                  "are left out of the pick and the candidates")
 
 
-def plan_candidates(budget, spending, constraints, model, lowest: int, extra: list[int], top: float, recommended: Snapped) -> list[Snapped]:
+def plan_candidates(budget, spending, constraints, model, lowest: int, extra: list[int], top: float, recommended: Snapped,
+                    named: tuple = ()) -> list[Snapped]:
     """The candidate shapes: one per width, at depths from the minimal depth to past the deepest of
     the target, the band and the pick (``candidate_depths``, plus ``extra``), always holding the
-    recommended shape itself (a candidate of the same depth or width gives way to it)."""
+    recommended shape itself and every other shape the why ``named`` (a candidate of the same depth
+    or width gives way to them)."""
     candidates = []
     for L in sorted(set(candidate_depths(lowest, top)) | set(extra)):
         snapped = snap_depth(budget, spending, constraints, model, L, lowest=lowest,
                              exclude=frozenset(c.arch.depth for c in candidates))
         if snapped is not None and all(c.arch.width != snapped.arch.width for c in candidates):
             candidates.append(snapped)  # one candidate per width: neighbouring depths of one width add nothing
-    rec = recommended.arch
-    candidates = [c for c in candidates if c.arch.depth != rec.depth and c.arch.width != rec.width] + [recommended]
+    kept = [recommended] + [s for s in named if s.arch is not recommended.arch]
+    candidates = [c for c in candidates if all(c.arch.depth != k.arch.depth and c.arch.width != k.arch.width for k in kept)] + kept
     return sorted(candidates, key=lambda s: s.arch.depth)
 
 
@@ -231,16 +237,16 @@ def evidence_records(band) -> list[dict]:
     return records(band)
 
 
-def run_record(cost) -> dict:
-    """The plan's ``run``: the options every shape was costed under (on one node when ``gpus_assumed``),
-    and the length ranked at (``tokens_assumed``: the compute-optimal 20 per parameter)."""
+def setup_record(cost) -> Setup:
+    """The plan's ``setup``: what every shape was costed under (on one node when ``gpus_assumed``), the
+    length ranked at (``tokens_assumed``: the compute-optimal 20 per parameter) and billed time's ratio."""
+    from ..cost.billed import BILLED_NOTE, BILLED_RATIO
+
     spec = cost.ranking
-    return dict(gpu=spec.gpu, gpus=spec.gpus, gpus_assumed=not cost.gpus_given, time_model="performance model" if cost.model else "mfu",
-                fixed_layout=dict(cost.fixed), tp=spec.tp, pp=spec.pp, zero=spec.zero, recompute=spec.recompute,
-                sequence_parallel=spec.sequence_parallel, mfu=None if cost.model else spec.mfu, context=spec.context, batch=spec.batch,
-                micro_batch=spec.micro_batch, data_parallel=spec.dp, ranking_tokens=cost.ranking.tokens,
-                tokens_assumed=not cost.tokens_given,
-                global_batch=spec.global_batch, attention=spec.attention, calibrated_on=spec.calibrated_on if cost.model else None)
+    return Setup(gpu=spec.gpu, gpus=spec.gpus, gpus_assumed=not cost.gpus_given,
+                 time_model="performance model" if cost.model else "mfu", mfu=None if cost.model else spec.mfu,
+                 fixed_layout=dict(cost.fixed), context=spec.context, tokens=spec.tokens, tokens_assumed=not cost.tokens_given,
+                 calibrated_on=spec.calibrated_on if cost.model else None, billed_ratio=BILLED_RATIO, billed_note=BILLED_NOTE)
 
 
 def fitted_rule_depth(path, budget: int, model):
@@ -275,4 +281,4 @@ def plan_architecture(budget: int, arch: str = "llama", **options):
     overrides = tuple(sorted((options.pop("overrides", None) or {}).items()))
     spending = Spending(arch, overrides, options.pop("count", "total")).at_budget(budget)
     p = plan(budget, PlanOptions(spending=spending, **options))
-    return spending.architecture(p.recommended_depth, p.recommended_width)
+    return spending.architecture(p.recommended.depth, p.recommended.width)

@@ -106,15 +106,13 @@ def consensus_row(budget: int, options: PlanOptions) -> RuleShape:
     from .planner import plan
 
     p = plan(budget, replace(options, rule="consensus", rule_file=None))
-    lo, hi = p.depth_band
+    lo, hi, r = p.band.low, p.band.high, p.recommended
     return RuleShape(
-        budget=budget, budget_count=p.budget_count, rule="consensus", kind="consensus", depth=p.recommended_depth,
-        width=p.recommended_width, heads=p.recommended_heads, kv_heads=p.recommended_kv_heads, ffn=p.recommended_ffn,
-        params_nonembedding=p.recommended_params_nonembedding, params_active=p.recommended_params_active,
-        params_embedding=p.params_embedding if p.params_embedding is None else
-        p.recommended_params_with_embeddings - p.recommended_params_nonembedding,
-        params_with_embeddings=p.recommended_params_with_embeddings, budget_deviation=p.recommended_budget_deviation,
-        tp_sizes=p.recommended_tp_sizes, rule_depth=float(p.recommended_depth), rule_width=float(p.recommended_width),
-        formula=f"the evidence band [{lo}, {hi}], then the valid shape in it that reaches the best shape's loss soonest (prefer {p.prefer})",
+        budget=budget, budget_count=p.budget.count, rule="consensus", kind="consensus", depth=r.depth,
+        width=r.width, heads=r.heads, kv_heads=r.kv_heads, ffn=r.ffn,
+        params_nonembedding=r.params_nonembedding, params_active=r.params_active, params_embedding=r.params_embedding,
+        params_with_embeddings=r.params_with_embeddings, budget_deviation=r.budget_deviation,
+        tp_sizes=r.tp_sizes, rule_depth=float(r.depth), rule_width=float(r.width),
+        formula=f"the evidence band [{lo}, {hi}], then the valid shape in it that reaches the best shape's loss soonest (prefer {p.rule.prefer})",
         source="depthwidth evidence.py: the rules in range and the catalogue's published models (README 'How the recommendation is made')",
         fit_range=f"band [{lo}, {hi}]", verified=True, extrapolated=False, notes=(p.why,))

@@ -44,7 +44,7 @@ def size_for_days(days: float, options, tokens: float | None = None) -> tuple[in
     for _ in range(MOST_STEPS):
         length = tokens or float(TOKENS_PER_PARAM * round(n))
         p = _plan(n, options, length, "days")
-        predicted = p.recommended_train_days
+        predicted = p.recommended.run.train_days
         miss = abs(predicted / days - 1)
         if best is None or miss < best[0]:
             best = (miss, int(round(n)), length, p)
@@ -59,14 +59,14 @@ def flops_within(budget_flops: float, options, source: str = "flops") -> tuple[i
     as the costs count them, at about 20 tokens per parameter (module docstring)."""
     n = math.sqrt(budget_flops / (FLOPS_PER_PARAM_TOKEN * TOKENS_PER_PARAM))
     p = _plan(n, options, TOKENS_PER_PARAM * n, source)
-    per_token = p.recommended_train_flops / p.tokens  # the costed FLOPs per token of the pick at N
-    count = getattr(p, "recommended_" + p.budget_count)
+    per_token = p.recommended.run.train_flops_per_token  # the costed FLOPs per token of the pick at N
+    count = getattr(p.recommended, p.budget.count)
     ratio = per_token / (FLOPS_PER_PARAM_TOKEN * count)  # > 1: attention and logits on top of 6·N
     n = math.sqrt(budget_flops / (FLOPS_PER_PARAM_TOKEN * TOKENS_PER_PARAM * ratio))
     tokens = TOKENS_PER_PARAM * n
     for _ in range(3):  # the pick at the new length: the length that makes it spend C exactly
         p = _plan(n, options, tokens, source)
-        exact = budget_flops / (p.recommended_train_flops / p.tokens)
+        exact = budget_flops / p.recommended.run.train_flops_per_token
         if abs(exact / tokens - 1) < 1e-12:
             break
         tokens = exact

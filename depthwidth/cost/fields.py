@@ -8,6 +8,8 @@ from __future__ import annotations
 import dataclasses
 from functools import lru_cache
 
+from ..theory.frozen import frozen
+
 COST_FIELDS = ("tokens", "train_flops_per_token", "train_flops", "train_gpu_hours", "train_days",
                "weights_bytes_per_gpu", "gradients_bytes_per_gpu", "optimizer_bytes_per_gpu", "activations_bytes_per_gpu",
                "train_memory_per_gpu_bytes", "fits_on_gpu", "kv_cache_bytes_per_sequence", "inference_memory_bytes")
@@ -48,3 +50,104 @@ def with_costs(record, fields: dict):
     """A copy of the shape record ``record`` with the cost (and time) fields after its own (notes kept as they are)."""
     values = {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
     return _with_cost_fields(type(record))(**values, **fields)
+
+
+# The nested run of a shape record: ``run``, ``loss`` and ``serve`` hold what the flat
+# fields above held, under these names. The map old flat name -> new path is also what `--field`
+# accepts for one minor version (output/renames.py) and the CHANGELOG's table.
+NESTED = {
+    "tokens": "run.tokens", "train_flops_per_token": "run.train_flops_per_token", "train_flops": "run.train_flops",
+    "train_gpu_hours": "run.train_gpu_hours", "train_days": "run.train_days",
+    "weights_bytes_per_gpu": "run.weights_bytes_per_gpu", "gradients_bytes_per_gpu": "run.gradients_bytes_per_gpu",
+    "optimizer_bytes_per_gpu": "run.optimizer_bytes_per_gpu", "activations_bytes_per_gpu": "run.activations_bytes_per_gpu",
+    "train_memory_per_gpu_bytes": "run.memory_per_gpu_bytes", "fits_on_gpu": "run.fits",
+    "time_to_target_days": "run.time_to_target_days", "time_to_target_gpu_hours": "run.time_to_target_gpu_hours",
+    "mfu": "run.mfu", "tokens_per_second": "run.tokens_per_second", "step_seconds": "run.step_seconds",
+    "layout": "run.layout", "calibrated_on": "run.calibrated_on",
+    "loss_vs_best": "loss.vs_best", "loss_vs_best_low": "loss.low", "loss_vs_best_high": "loss.high",
+    "kv_cache_bytes_per_sequence": "serve.kv_cache_bytes_per_sequence", "inference_memory_bytes": "serve.inference_memory_bytes",
+    "decode_seconds_per_token": "serve.decode_seconds_per_token",
+}
+
+
+@frozen
+class Run:
+    """A shape's training run: its parallel ``layout`` (tp, pp, dp, cp, micro_batch, accumulation, zero,
+    recompute: the performance model's best, or the one given), the attention kernel, the global batch
+    (sequences), the step time, throughput and MFU, the length, FLOPs, GPU-hours and wall-clock days
+    (null without a GPU count), the memory per GPU and whether it fits, and the time to the best shape's
+    loss (``advice/target.py``; null where unknown). Every figure is of this one run (costs.RunCosts)."""
+
+    layout: dict | None = None
+    attention: str | None = None
+    global_batch: int | None = None
+    context: int | None = None
+    tokens: float | None = None
+    step_seconds: float | None = None
+    tokens_per_second: float | None = None
+    mfu: float | None = None
+    train_flops_per_token: int | None = None
+    train_flops: float | None = None
+    train_gpu_hours: float | None = None
+    train_days: float | None = None
+    weights_bytes_per_gpu: int | None = None
+    gradients_bytes_per_gpu: int | None = None
+    optimizer_bytes_per_gpu: int | None = None
+    activations_bytes_per_gpu: int | None = None
+    memory_per_gpu_bytes: int | None = None
+    fits: bool | None = None
+    time_to_target_days: float | None = None
+    time_to_target_gpu_hours: float | None = None
+    calibrated_on: str | None = None
+
+
+@frozen
+class Loss:
+    """The loss model's predicted penalty of a shape against the best shape of its size (cost/loss.py):
+    ``vs_best`` and its interval [``low``, ``high``]."""
+
+    vs_best: float | None = None
+    low: float | None = None
+    high: float | None = None
+
+
+@frozen
+class Serve:
+    """Serving one sequence at the run's context: the KV cache, the inference memory (weights and
+    cache) and the modelled decode time per token (cost/serve.py; null where not modelled)."""
+
+    kv_cache_bytes_per_sequence: int | None = None
+    inference_memory_bytes: int | None = None
+    decode_seconds_per_token: float | None = None
+
+
+def spec_layout(spec) -> dict:
+    """The layout a ``run.RunSpec`` gives (no performance model: --mfu), in the model's layout keys."""
+    accumulation = None
+    if spec.global_batch and spec.dp:
+        accumulation = max(1, spec.global_batch // (spec.micro_batch * spec.dp))
+    return dict(tp=spec.tp, pp=spec.pp, dp=spec.dp, cp=1, micro_batch=spec.micro_batch, recompute=spec.recompute,
+                zero=spec.zero, accumulation=accumulation)
+
+
+def nested(flat: dict, spec=None) -> dict:
+    """``run``, ``loss`` and ``serve`` records from the flat fields (old names, ``NESTED``) of one shape:
+    the layout is the model's, else ``spec``'s (a run.RunSpec; --mfu); ``loss`` is None without a penalty."""
+    parts = {"run": {}, "loss": {}, "serve": {}}
+    for old, path in NESTED.items():
+        if old in flat:
+            group, name = path.split(".")
+            parts[group][name] = flat[old]
+    run = parts["run"]
+    if spec is not None:
+        if run.get("layout") is None:
+            run["layout"] = spec_layout(spec)
+        run.setdefault("context", spec.context)
+        run["attention"] = spec.attention or ("flash" if flat.get("mfu") is not None else None)
+    layout = run.get("layout")
+    if layout and layout.get("accumulation"):
+        run["global_batch"] = layout["dp"] * layout["micro_batch"] * layout["accumulation"]
+    elif spec is not None:
+        run["global_batch"] = spec.global_batch
+    loss = Loss(**parts["loss"]) if any(v is not None for v in parts["loss"].values()) else None
+    return dict(run=Run(**run), loss=loss, serve=Serve(**parts["serve"]))

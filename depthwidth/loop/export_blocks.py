@@ -82,7 +82,7 @@ def plan_architecture(budget: int, fmt: str, options) -> Architecture:
     from ..advice.planner import plan
 
     result = plan(budget, options)
-    block = options.at_budget(budget).spending.architecture(result.recommended_depth, result.recommended_width)
+    block = options.at_budget(budget).spending.architecture(result.recommended.depth, result.recommended.width)
     return with_vocab(block, fmt)
 
 

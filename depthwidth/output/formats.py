@@ -10,15 +10,10 @@ def fmt_log3(value: float | None, vacuous: bool = False) -> str:
 
 
 def fmt_count(value: float | int | None) -> str:
-    """Human parameter counts: 983M, 1.3B, 3.2e+30."""
-    if value is None:
-        return "n/a"
-    if abs(value) >= 1e15:
-        return f"{value:.3g}"
-    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
-        if abs(value) >= scale:
-            return f"{value / scale:.3g}{suffix}"
-    return f"{value:g}"
+    """Human parameter counts: 983M, 1.3B, 3.2e+30 (``budgets.spell``)."""
+    from ..budgets import spell
+
+    return spell(value)
 
 
 def fmt_width(width: int | None, log10_width: float | None) -> str:
@@ -54,12 +49,13 @@ def fmt_days(days, hours) -> str:
 
 def assumed_gpus_text(run: dict, short: bool = False) -> str:
     """What a plan's run without --gpus was costed on: one node, or the smallest cluster that holds the
-    model when one node does not; empty when --gpus was given."""
-    if not run.get("gpus_assumed"):
+    model when one node does not; empty when --gpus was given. ``run``: a dict or a record (a plan's setup)."""
+    get = run.get if isinstance(run, dict) else lambda key: getattr(run, key, None)
+    if not get("gpus_assumed"):
         return ""
     from ..arch.hardware import node_gpus
 
-    nodes = run["gpus"] // node_gpus(run["gpu"])
+    nodes = get("gpus") // node_gpus(get("gpu"))
     if nodes <= 1:
         return " (one node)" if short else " (one node: no --gpus)"
     return f" ({nodes} nodes)" if short else f" (the smallest cluster that fits, {nodes} nodes: no --gpus)"

@@ -14,14 +14,26 @@ from .plot import BAND_COLOUR, MIN_DEPTH_COLOUR, MODEL_COLOUR, SHAPE_COLOUR, _ne
 
 FIGSIZE = (9.0, 5.5)
 # (field, axis label): the first one the rows carry a value for is the y axis
-Y_FIELDS = (("loss_vs_best", "loss vs the best shape of this size"), ("time_to_target_days", "days to the target loss"),
-            ("train_days", "training days"), ("train_gpu_hours", "GPU-hours"), ("flops_per_token", "training FLOPs per token"))
+Y_FIELDS = (("loss.vs_best", "loss vs the best shape of this size"), ("run.time_to_target_days", "days to the target loss"),
+            ("run.train_days", "training days"), ("run.train_gpu_hours", "GPU-hours"), ("flops_per_token", "training FLOPs per token"))
+
+
+def _value(record, path: str):
+    """A (dotted) field of a plan candidate or a sweep row (whose run fields are flat: ``train_days``)."""
+    from .screen import get
+    from ..cost.fields import NESTED
+
+    value = get(record, path)
+    if value is None:
+        flat = next((old for old, new in NESTED.items() if new == path), None)
+        value = getattr(record, flat, None) if flat else None
+    return value
 
 
 def y_field(rows) -> tuple[str, str]:
     """(field, label) of the y axis: the first of Y_FIELDS every row carries."""
     for name, label in Y_FIELDS:
-        if rows and all(getattr(r, name, None) is not None for r in rows):
+        if rows and all(_value(r, name) is not None for r in rows):
             return name, label
     raise ValueError("no field to plot: the rows carry none of " + ", ".join(n for n, _ in Y_FIELDS))
 
@@ -37,12 +49,12 @@ def candidates_figure(rows, title: str, band=None, min_depth=None, pick=None, pu
         ax.axvspan(band[0], band[1], color=BAND_COLOUR, alpha=0.18, lw=0, label=f"evidence band [{band[0]}, {band[1]}]", gid="band")
     if min_depth is not None:
         ax.axvline(min_depth, color=MIN_DEPTH_COLOUR, ls="--", lw=1.2, label=f"minimal depth {min_depth} (threshold)", gid="min-depth")
-    xs, ys = [r.depth for r in rows], [getattr(r, name) for r in rows]
+    xs, ys = [r.depth for r in rows], [_value(r, name) for r in rows]
     ax.plot(xs, ys, color=SHAPE_COLOUR, lw=1, alpha=0.5, zorder=2)
     ax.scatter(xs, ys, s=36, color=SHAPE_COLOUR, zorder=3, label="candidates", gid="candidates")
     for r, y in zip(rows, ys):
         ax.annotate(f"{r.depth}x{r.width}", (r.depth, y), textcoords="offset points", xytext=(4, 5), fontsize=8)
-    chosen = [(r.depth, getattr(r, name)) for r in rows if pick is not None and (r.depth, r.width) == tuple(pick)]
+    chosen = [(r.depth, _value(r, name)) for r in rows if pick is not None and (r.depth, r.width) == tuple(pick)]
     if chosen:
         ax.scatter(*zip(*chosen), s=260, marker="*", color="#c0392b", edgecolor="black", zorder=4, label="pick", gid="pick")
     if published:
@@ -66,19 +78,19 @@ def candidates_figure(rows, title: str, band=None, min_depth=None, pick=None, pu
 
 def plan_figure(plan):
     """The plan's candidates (``planner.Plan``): band, floor, pick and published models."""
-    run = plan.run
-    assumption = (f"{short_count(run['ranking_tokens'])} tokens" + (" (20/param)" if run.get("tokens_assumed") else "")
-                  + f", {run['gpus']} x {run['gpu']}" + assumed_gpus_text(run, short=True))
+    run = plan.setup
+    assumption = (f"{short_count(run.tokens)} tokens" + (" (20/param)" if run.tokens_assumed else "")
+                  + f", {run.gpus} x {run.gpu}" + assumed_gpus_text(run, short=True))
     published = [(e["name"].removeprefix("model:"), e["depth"]) for e in plan.evidence if e["kind"] == "published"]
-    return candidates_figure(list(plan.candidates), f"Plan for {short_count(plan.budget)} parameters ({plan.arch} block)",
-                             plan.depth_band, plan.min_depth, (plan.recommended_depth, plan.recommended_width), published,
+    return candidates_figure(list(plan.candidates), f"Plan for {short_count(plan.budget.value)} parameters ({plan.budget.arch} block)",
+                             (plan.band.low, plan.band.high), plan.threshold.min_depth, (plan.recommended.depth, plan.recommended.width), published,
                              assumption)
 
 
 def sweep_figure(rows, plan=None):
     """A sweep's rows; with ``plan`` (the plan of the same budget) its band, floor and published models."""
     budget = rows[0].budget if rows else 0
-    extra = {} if plan is None else dict(band=plan.depth_band, min_depth=plan.min_depth,
+    extra = {} if plan is None else dict(band=(plan.band.low, plan.band.high), min_depth=plan.threshold.min_depth,
                                          published=[(e["name"].removeprefix("model:"), e["depth"]) for e in plan.evidence
                                                     if e["kind"] == "published"])
     return candidates_figure(list(rows), f"Iso-budget sweep at {short_count(budget)} parameters", **extra)

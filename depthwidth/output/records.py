@@ -38,6 +38,8 @@ def field_names(record: Any, prefix: str = "") -> list[str]:
 def pick(record: dict, name: str) -> Any:
     """The value of a (dotted) field name in a plain record."""
     for part in name.split("."):
+        if record is None:
+            return None
         record = record[part]
     return record
 
@@ -94,11 +96,12 @@ def json_text(value: Any) -> str:
 
 
 def flatten(record: dict, prefix: str = "") -> dict:
-    """One CSV row: nested records become prefixed columns; lists of records are left to JSON."""
+    """One CSV row: nested records become columns of their dotted names (``run.layout.tp``, as --field
+    names them); lists of records are left to JSON."""
     row = {}
     for key, value in record.items():
         if isinstance(value, dict):
-            row.update(flatten(value, f"{prefix}{key}_"))
+            row.update(flatten(value, f"{prefix}{key}."))
         elif not (isinstance(value, list) and value and isinstance(value[0], dict)):
             row[prefix + key] = scalar_text(value)
     return row

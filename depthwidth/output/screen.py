@@ -3,8 +3,8 @@ and the ranked candidates inside the evidence band, as plain text fitted to the 
 
 Every figure printed is a field of the plan's JSON record (``planner.Plan`` and its candidates),
 only formatted here; a column is shown when the records carry its field and left out (never
-"n/a") when they do not, so fields other modules add (``loss_vs_best``, ``mfu``,
-``decode_seconds_per_token``, ``time_to_target_days``) appear as columns once they exist.
+"n/a") when they do not, so fields other modules add (``loss.vs_best``, ``run.mfu``,
+``serve.decode_seconds_per_token``, ``run.time_to_target_days``) appear as columns once they exist.
 No Rich: the default table starts about as fast as JSON (benchmarks/run.py).
 Memory is in GB (10^9 bytes, as accelerator datasheets count HBM) everywhere.
 """
@@ -36,39 +36,48 @@ COLUMNS = (
     ("width", "width", lambda v: f"{v:,}"),
     ("heads (KV)", "heads", None),  # heads and kv_heads in one cell
     ("params", None, None),  # the count the budget limits (plan.budget_count)
-    ("loss vs best", "loss_vs_best", lambda v: f"{v:+.1%}"),
-    ("MFU", "mfu", lambda v: f"{v:.2f}"),
-    ("tok/s/GPU", "tokens_per_second", lambda v: fmt_count(v)),
-    ("target days", "time_to_target_days", _days),
-    ("days", "train_days", _days),
-    ("GPU-h", "train_gpu_hours", _hours),
-    ("GB/GPU", "train_memory_per_gpu_bytes", _gb),
-    ("ms/token", "decode_seconds_per_token", lambda v: f"{v * 1e3:.2f}"),
+    ("loss vs best", "loss.vs_best", lambda v: f"{v:+.1%}"),
+    ("MFU", "run.mfu", lambda v: f"{v:.2f}"),
+    ("tok/s/GPU", "run.tokens_per_second", lambda v: fmt_count(v)),
+    ("target days", "run.time_to_target_days", _days),
+    ("days", "run.train_days", _days),
+    ("GPU-h", "run.train_gpu_hours", _hours),
+    ("GB/GPU", "run.memory_per_gpu_bytes", _gb),
+    ("ms/token", "serve.decode_seconds_per_token", lambda v: f"{v * 1e3:.2f}"),
 )
-RANK_BY = ("time_to_target_days", "train_days", "train_gpu_hours")  # the first one the rows carry
+RANK_BY = ("run.time_to_target_days", "run.train_days", "run.train_gpu_hours")  # the first one the rows carry
+
+
+def get(record, path: str):
+    """The value at a dotted ``path`` of a record (None where a part is missing or null)."""
+    for part in path.split("."):
+        record = getattr(record, part, None)
+        if record is None:
+            return None
+    return record
 DROP_FIRST = ("tok/s/GPU", "GPU-h", "ms/token", "MFU")  # dropped in this order when the table is too wide
 
 
 def _has(rows, name) -> bool:
-    return any(getattr(r, name, None) is not None for r in rows)
+    return any(get(r, name) is not None for r in rows)
 
 
 def screen_columns(plan, rows) -> list[tuple[str, object]]:
     """(header, cell function) of each column the rows carry."""
-    count = plan.budget_count
+    count = plan.budget.count
     out = []
     for header, name, fmt in COLUMNS:
         if header == "heads (KV)":
             out.append((header, lambda r: f"{r.heads} ({r.kv_heads})"))
         elif header == "params":
             out.append((header, lambda r: fmt_count(getattr(r, count))))
-        elif header == "GPU-h" and _has(rows, "train_days"):
+        elif header == "GPU-h" and _has(rows, "run.train_days"):
             continue
-        elif header == "target days" and plan.run.get("tokens_assumed"):
+        elif header == "target days" and plan.setup.tokens_assumed:
             continue  # at an assumed length the run line and the why give it for the pick; the table keeps its days
         elif _has(rows, name):
-            out.append((header, lambda r, name=name, fmt=fmt: "-" if getattr(r, name, None) is None else fmt(getattr(r, name))))
-    if _has(rows, "tokens_per_second") and _has(rows, "mfu"):
+            out.append((header, lambda r, name=name, fmt=fmt: "-" if get(r, name) is None else fmt(get(r, name))))
+    if _has(rows, "run.tokens_per_second") and _has(rows, "run.mfu"):
         out = [c for c in out if c[0] != "tok/s/GPU"]
     return out
 
@@ -76,10 +85,10 @@ def screen_columns(plan, rows) -> list[tuple[str, object]]:
 def ranked(plan, show_all: bool = False) -> list:
     """The candidates inside the band, the pick first, then by the first of RANK_BY they carry;
     with ``show_all`` the ones outside the band follow, by depth."""
-    pick = (plan.recommended_depth, plan.recommended_width)
+    pick = (plan.recommended.depth, plan.recommended.width)
     inside = [c for c in plan.candidates if c.in_band or (c.depth, c.width) == pick]
     key = next((name for name in RANK_BY if _has(inside, name)), None)
-    measure = (lambda c: getattr(c, key) if getattr(c, key, None) is not None else float("inf")) if key else (lambda c: 0)
+    measure = (lambda c: get(c, key) if get(c, key) is not None else float("inf")) if key else (lambda c: 0)
     inside.sort(key=lambda c: ((c.depth, c.width) != pick, measure(c), c.depth))
     outside = [c for c in plan.candidates if c not in inside] if show_all else []
     return inside + outside
@@ -96,8 +105,8 @@ def candidate_table(plan, width: int, show_all: bool = False) -> list[str]:
     'band' column; columns in DROP_FIRST give way when the table is wider than ``width``."""
     rows = ranked(plan, show_all)
     columns = screen_columns(plan, rows)
-    lo, hi = plan.depth_band
-    inside = [c for c in rows if c.in_band or (c.depth, c.width) == (plan.recommended_depth, plan.recommended_width)]
+    lo, hi = plan.band.low, plan.band.high
+    inside = [c for c in rows if c.in_band or (c.depth, c.width) == (plan.recommended.depth, plan.recommended.width)]
     while True:
         headers = ["#", *(h for h, _ in columns)] + (["band"] if show_all else [])
         body = [[str(i + 1) if c in inside else "", *(cell(c) for _, cell in columns)]
@@ -117,56 +126,50 @@ def _wrap(label: str, text: str, width: int) -> list[str]:
 
 def tokens_text(plan) -> str:
     """The training length every cost is at, with its assumption."""
-    if plan.run.get("tokens_assumed"):
-        return f"at {fmt_count(plan.run['ranking_tokens'])} tokens (20/param, Hoffmann et al. 2022)"
-    return f"at {fmt_count(plan.tokens)} tokens"
+    if plan.setup.tokens_assumed:
+        return f"at {fmt_count(plan.setup.tokens)} tokens (20/param, Hoffmann et al. 2022)"
+    return f"at {fmt_count(plan.setup.tokens)} tokens"
 
 
 def gpus_text(plan) -> str:
-    run = plan.run
-    where = f"{run['gpus']:,} x {run['gpu']}"
+    setup = plan.setup
+    where = f"{setup.gpus:,} x {setup.gpu}"
     from .formats import assumed_gpus_text
 
-    return where + assumed_gpus_text(run)
+    return where + assumed_gpus_text(setup)
 
 
 def answer_lines(plan, width: int) -> list[str]:
     """The answer (shape, heads/KV, ffn, params), its run (where, how long, how much memory), why, the floor."""
-    count = getattr(plan, "recommended_" + plan.budget_count)
-    shape = (f"{plan.recommended_depth}x{plan.recommended_width}, {plan.recommended_heads} heads "
-             f"({plan.recommended_kv_heads} KV), ffn {plan.recommended_ffn:,}, {fmt_count(count)} params "
-             f"({plan.recommended_budget_deviation:+.1%})")
-    known = []
-    loss = getattr(plan, "recommended_loss_vs_best", None)
-    if loss is not None:
-        known.append(f"loss {loss:+.1%} vs best")
-    target = getattr(plan, "recommended_time_to_target_days", None)
-    if target is not None:
-        known.append(f"{_days(target)} days to target")
-    if plan.recommended_train_days is not None:
-        known.append(f"{_days(plan.recommended_train_days)} days")
-    elif plan.recommended_train_gpu_hours is not None:
-        known.append(f"{_hours(plan.recommended_train_gpu_hours)} GPU-hours")
-    known.append(f"{_gb(plan.recommended_train_memory_per_gpu_bytes)} GB/GPU"
-                 + ("" if plan.recommended_fits_on_gpu else " (does NOT fit)"))
-    layout = getattr(plan, "recommended_layout", None)
-    mfu = "" if getattr(plan, "recommended_mfu", None) is not None else f", MFU {plan.run['mfu']:g}"
-    model = getattr(plan, "recommended_mfu", None)
-    rate = "" if model is None else f", MFU {model:.2f} (performance model)"
-    run = (", ".join(known) + f" on {gpus_text(plan)}" + (f", layout {layout_text(layout)}" if layout else "") + mfu + rate
-           + f", {tokens_text(plan)}")
-    lo, hi = plan.depth_band
-    floor = (f"minimal depth {plan.min_depth} (the paper's threshold: the smallest L with 3^L >= width, "
-             f"L* = {plan.min_depth_exact:.2f}), the floor of the band [{lo}, {hi}]")
-    billed = getattr(plan, "billed_note", None)
-    return [*_wrap("answer", shape, width), *_wrap("run", run, width),
+    r = plan.recommended
+    shape = (f"{r.depth}x{r.width}, {r.heads} heads ({r.kv_heads} KV), ffn {r.ffn:,}, "
+             f"{fmt_count(getattr(r, plan.budget.count))} params ({r.budget_deviation:+.1%})")
+    run, known = r.run, []
+    if r.loss is not None and r.loss.vs_best is not None:
+        known.append(f"loss {r.loss.vs_best:+.1%} vs best")
+    if run.time_to_target_days is not None:
+        known.append(f"{_days(run.time_to_target_days)} days to target")
+    if run.train_days is not None:
+        known.append(f"{_days(run.train_days)} days")
+    elif run.train_gpu_hours is not None:
+        known.append(f"{_hours(run.train_gpu_hours)} GPU-hours")
+    known.append(f"{_gb(run.memory_per_gpu_bytes)} GB/GPU" + ("" if run.fits else " (does NOT fit)"))
+    mfu = f", MFU {plan.setup.mfu:g}" if run.mfu is None and plan.setup.mfu is not None else ""
+    rate = "" if run.mfu is None or plan.setup.mfu is not None else f", MFU {run.mfu:.2f} (performance model)"
+    line = (", ".join(known) + f" on {gpus_text(plan)}" + (f", layout {layout_text(run.layout)}" if run.layout else "") + mfu + rate
+            + f", {tokens_text(plan)}")
+    lo, hi = plan.band.low, plan.band.high
+    floor = (f"minimal depth {plan.threshold.min_depth} (the paper's threshold: the smallest L with 3^L >= width, "
+             f"L* = {plan.threshold.min_depth_exact:.2f}), the floor of the band [{lo}, {hi}]")
+    billed = plan.setup.billed_note
+    return [*_wrap("answer", shape, width), *_wrap("run", line, width),
             *(_wrap("billed", billed_text(plan), width) if billed else []), *_wrap("why", plan.why, width),
             *_wrap("floor", floor, width)]
 
 
 def billed_text(plan) -> str:
     """The billed-vs-predicted line: the ratio, its range and where it comes from (``billed_note`` in full in JSON)."""
-    return (f"expect 1.0-2.6x these predicted times ({plan.billed_ratio:g}x on average: published GPU-hours of "
+    return (f"expect 1.0-2.6x these predicted times ({plan.setup.billed_ratio:g}x on average: published GPU-hours of "
             "Llama 2 and 3 runs; docs/performance.md)")
 
 
@@ -180,11 +183,11 @@ def layout_text(layout: dict) -> str:
 
 def plan_screen(plan, width: int, show_all: bool = False, explain: bool = False) -> str:
     """One plan on one screen."""
-    lo, hi = plan.depth_band
-    title = f"Plan for {fmt_count(plan.budget)} parameters ({plan.arch} block"
-    title += "" if plan.budget_source == "params" else f", from --{plan.budget_source}"
+    lo, hi = plan.band.low, plan.band.high
+    title = f"Plan for {plan.budget.spelling} parameters ({plan.budget.arch} block"
+    title += "" if plan.budget.source == "params" else f", from --{plan.budget.source}"
     lines = [title + ")", *answer_lines(plan, width), ""]
-    outside = sum(1 for c in plan.candidates if not c.in_band and (c.depth, c.width) != (plan.recommended_depth, plan.recommended_width))
+    outside = sum(1 for c in plan.candidates if not c.in_band and (c.depth, c.width) != (plan.recommended.depth, plan.recommended.width))
     heading = f"Candidates in the band [{lo}, {hi}], best first"
     if outside and not show_all:
         heading += f" (--all: {outside} more outside it)"

@@ -113,18 +113,19 @@ def _fits(value) -> str:
     return "n/a" if value is None else "yes" if value else styled("NO", "yellow")
 
 
-def _cost_text(r, prefix: str = "") -> str:
-    """Training FLOPs, time, memory per GPU and KV cache of a shape (plan record fields ``prefix`` + name)."""
-    get = lambda name: getattr(r, prefix + name)
-    flops = "n/a (no --tokens)" if get("train_flops") is None else f"{get('train_flops'):.3g}"
-    text = (f"train FLOPs {flops}; time {fmt_days(get('train_days'), get('train_gpu_hours'))}; memory/GPU "
-            f"{fmt_bytes(get('train_memory_per_gpu_bytes'))} (fits: {'yes' if get('fits_on_gpu') else 'NO'}); "
-            f"KV cache/sequence {fmt_bytes(get('kv_cache_bytes_per_sequence'))}")
-    step = getattr(r, prefix + "step_seconds", None)
-    if step is not None:  # timed by the performance model (compare, inspect): its step in its layout
+def _cost_text(run, serve=None) -> str:
+    """Training FLOPs, time, memory per GPU and KV cache of a shape's ``run`` (and ``serve``: cost.fields records)."""
+    if run is None:
+        return "not costed"
+    flops = "n/a (no --tokens)" if run.train_flops is None else f"{run.train_flops:.3g}"
+    kv = None if serve is None else serve.kv_cache_bytes_per_sequence
+    text = (f"train FLOPs {flops}; time {fmt_days(run.train_days, run.train_gpu_hours)}; memory/GPU "
+            f"{fmt_bytes(run.memory_per_gpu_bytes)} (fits: {'yes' if run.fits else 'NO'}); "
+            f"KV cache/sequence {fmt_bytes(kv)}")
+    if run.step_seconds is not None:  # timed by the performance model: its step in its layout
         from .screen import layout_text
 
-        text += f"; step {step:.3g} s at MFU {get('mfu'):.0%} in {layout_text(get('layout'))}"
+        text += f"; step {run.step_seconds:.3g} s at MFU {run.mfu:.0%} in {layout_text(run.layout)}"
     return text
 
 

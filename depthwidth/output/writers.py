@@ -93,6 +93,11 @@ def emit(records: Any, fmt: str, field: str | None, table: Callable[[Any], Itera
     rendering leaves stdout empty, and an encoding that cannot spell a character cannot fail midway."""
     out = sys.stdout if out is None else out
     many = records if isinstance(records, list) else [records]
+    if many and field is not None:  # old flat names (0.4) as their new paths, for one minor version (renames.py)
+        from .records import field_names
+        from .renames import renamed
+
+        field = renamed(field_list(field), field_names(many[0]))
     if many:
         check_field(many[0], field)
     check_table_rows(len(many), fmt, field)

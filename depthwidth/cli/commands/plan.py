@@ -107,9 +107,10 @@ def command(
         plans = [make_plan(b, options, given.source, t) for b, t in counted(list(zip(given.values, given.tokens)), "plan: budgets")]
     lines = []
     for p in plans:  # a multiple above the ideal width is not ignored: the width jumps to it, far off budget
-        if multiple > p.width_exact:
-            lines.append(f"--multiple {multiple:,} is larger than the ideal width {p.width_exact:,.0f} for {p.budget:.3g} "
-                         f"parameters: the width is rounded up to {p.width:,}, {p.budget_deviation + 1:.3g}x the budget")
+        t = p.threshold
+        if multiple > t.width_exact:
+            lines.append(f"--multiple {multiple:,} is larger than the ideal width {t.width_exact:,.0f} for {p.budget.value:.3g} "
+                         f"parameters: the width is rounded up to {t.width:,}, {t.budget_deviation + 1:.3g}x the budget")
         lines += p.warnings
     lines = [line for line in lines if _asked(line, field)]  # every one stays in the record's warnings
     for line in lines[:WARN_EACH]:  # many budgets must not flood stderr: the rest are in each record's warnings
@@ -133,24 +134,24 @@ def _tables(records, show_all: bool, explain: bool):
     return plan_tables(records, show_all, explain)
 
 
-PLANNED_FIELDS = {"min_depth", "min_depth_exact", "width_exact", "width", "heads", "kv_heads", "head_dim", "ffn", "params_12Ld2",
-                  "params_nonembedding", "params_active", "params_embedding", "params_with_embeddings", "budget_deviation",
-                  "tp_sizes", "regime", "warnings"}
 
 
 def _asked(line: str, field) -> bool:
     """Whether a warning concerns what --field selects: one about the minimal-depth
     shape only when a field of that shape is asked for, one about the recommended shape only when
-    a recommended_* field (or why, depth_band, candidates) is; without --field every warning."""
+    a ``recommended`` field (or why, band, candidates) is; without --field every warning. Old flat
+    names (``recommended_depth``) count as their new paths."""
     from ...output.records import field_list
+    from ...output.renames import PLAN_RENAMES
 
     names = field_list(field)
     if names is None:
         return True
+    names = [PLAN_RENAMES.get(n, n) for n in names]
     if "the planned shape" in line or "larger than the ideal width" in line:
-        return any(n in PLANNED_FIELDS for n in names)
+        return any(n.startswith("threshold") or n == "warnings" for n in names)
     if "recommended" in line or "evidence band" in line:
-        return any(n.startswith("recommended_") or n in ("why", "depth_band", "candidates", "warnings") for n in names)
+        return any(n.split(".")[0] in ("recommended", "why", "band", "candidates", "warnings") for n in names)
     return True
 
 
