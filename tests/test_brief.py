@@ -10,6 +10,8 @@ import random
 
 import pytest
 
+from depthwidth.errors import InputError
+
 from conftest import assert_bad_input, parse_csv, parse_json
 from depthwidth.advice.brief import FIELDS, PlanBrief, brief_columns
 from depthwidth.arch.hardware import Constraints
@@ -31,9 +33,23 @@ OPTIONS = [
 ]
 
 
+def _plannable(budget: int, options) -> bool:
+    """Whether the scalar plan answers ``budget``; when it refuses, --brief refuses it with the same line
+    (mixtral's active 4.7e8: its shapes of 1B+ total parameters split 8 ways, issue 42, none is near)."""
+    try:
+        plan(budget, options, "params")
+    except InputError as err:
+        with pytest.raises(InputError) as brief:
+            brief_columns([budget], options, "params")
+        assert str(brief.value) == str(err)
+        return False
+    return True
+
+
 @pytest.mark.parametrize("options", OPTIONS, ids=["vanilla", "llama-tp8", "mixtral-active", "gpt2-embeddings"])
 def test_each_brief_record_is_the_scalar_plans_leading_fields(options):
-    budgets = _budgets(60, 7, low=8.5)
+    budgets = [b for b in _budgets(60, 7, low=8.5) if _plannable(b, options)]
+    assert len(budgets) >= 50
     columns = brief_columns(budgets, options, "params")
     for row, budget in enumerate(budgets):
         full = plan(budget, options, "params")

@@ -101,6 +101,7 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     depth, model = theory.min_depth, theory.model
     planned = planned_shape(budget, spending, constraints, theory)
     step = width_step(constraints, spending.head_dim)
+    constraints = constraints.at_budget(budget)  # the listed shapes of a 1B plan all split 8 ways (the threshold's may not: --brief's)
     if options.run is None:  # the run's defaults, at the tensor-parallel degree the shapes must shard by
         from ..cost.run import RunSpec
 
@@ -113,15 +114,17 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     width_at_depth = lambda L: model.width(budget, L)
     band = depth_band(budget, depth, width_at_depth)
     lo, hi = band.depth_band
-    rule, optimum, fitted, left_out = None, None, None, None
-    beyond = beyond_evidence(budget, band)  # (evidence.py)
+    rule, optimum, fitted, left_out, named = None, None, None, None, []
+    past = beyond_evidence(budget, band)  # (evidence.py) the band only extrapolates published d/L
+    beyond = past if past and hi > MAX_DEPTH / 1.25 else None  # ... and passes the accepted depths: no shape in it
     if options.rule_file is None and options.rule == CONSENSUS and beyond:
-        recommended, target, why = planned, depth, beyond  # the band only extrapolates published d/L: the theory answers
+        recommended, target, why = planned, depth, beyond  # no shape in the band is one depthwidth accepts: the theory answers
     elif options.rule_file is None and options.rule == CONSENSUS:
         recommended, agreed, left_out = consensus_pick(budget, spending, constraints, model, depth, band, cost, options.prefer,
                                                          options.loss_tolerance, stages=stages)
         target = math.sqrt(lo * hi)
-        why = agreed.why
+        why = agreed.why if not past else extrapolated_why(budget, band, agreed.why)
+        named = runner_up(budget, spending, constraints, agreed)
         if recommended is None:  # no valid shape inside the band: the valid shape nearest its middle
             recommended = snap_depth(budget, spending, constraints, model, target, lowest=depth)
     else:
@@ -152,7 +155,7 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     if rule is not None:
         why = rule_why(rule.name, rec.depth, rec.width, (lo, hi), bool(fitted and fitted.clamped))
     shapes = [s for s in plan_candidates(budget, spending, constraints, model, depth, sorted({lo, hi} if not beyond else set()),
-                                         top, recommended) if s.arch.depth >= stages]
+                                         top, recommended, named) if s.arch.depth >= stages]
     loss_model = rule_loss_model(options.rule_file)  # fit --save's refit on the user's sweep, else the shipped model
     built = [candidate(s, options.context, options.reading, {**cost.fields(s.arch), **cost.loss_fields(s.arch, s.params, budget, loss_model),
                                                              **cost.model_fields(s.arch)}, lo <= s.arch.depth <= hi) for s in shapes]
@@ -169,7 +172,7 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     if arch.depth < stages:
         notes.append(f"the minimal-depth shape {arch.depth}x{arch.width} has fewer layers than --pp {stages}: its cost fields are "
                      "null (no layout splits it into that many stages)")
-    notes += ([left_out] if left_out else []) + loss_notes(budget, tokens, loss_model)
+    notes += ([left_out] if left_out else []) + unsharded_note([*built, planned.arch]) + loss_notes(budget, tokens, loss_model)
     return Plan(
         budget=budget, budget_source=budget_source, arch=spending.arch, budget_count=spending.budget_count,
         min_depth_exact=theory.min_depth_exact, min_depth=depth, width_exact=theory.width_exact, width=arch.width,
@@ -194,6 +197,33 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     )
 
 
+def extrapolated_why(budget: int, band, why: str) -> str:
+    """The consensus ``why`` of a budget past all published evidence whose band still holds accepted shapes
+    (issue 42: a shape in the band, never the minimal-depth shape's thousands of heads), saying it extrapolates."""
+    from .evidence import published_models, params_12
+
+    largest = max(published_models(), key=lambda m: params_12(m.depth, m.width))
+    size = params_12(largest.depth, largest.width)
+    lo, hi = band.depth_band
+    return (f"no published evidence reaches {budget:.3g} (the largest published model, {largest.name}, has 12·L·d² = "
+            f"{size:.3g}, {budget / size:.3g}x smaller): the band [{lo:,}, {hi:,}] extrapolates published d/L, and "
+            + why[0].lower() + why[1:])
+
+
+def unsharded_note(built) -> list[str]:
+    """The note naming the shapes (the candidates and the minimal-depth shape) tensor parallelism cannot
+    split 8 ways (hardware.SHARD_TP): only shapes below 1B non-embedding parameters may be such
+    (hardware.SHARD_FROM; at a budget of 1B or more only the minimal-depth shape); none when all can."""
+    from ..arch.hardware import SHARD_FROM, SHARD_TP, shards_ways
+
+    short = dict.fromkeys(f"{c.depth}x{c.width} ({c.heads}/{c.kv_heads} heads: tp {shards_ways(c)})" for c in built
+                          if shards_ways(c) < SHARD_TP)
+    if not short:
+        return []
+    return [f"cannot split {SHARD_TP} ways by tensor parallelism (heads/KV heads: the largest tp of 1, 2, 4, 8): "
+            + ", ".join(short) + f"; only shapes below {SHARD_FROM:.0e} non-embedding parameters may be"]
+
+
 def staged_pick(budget, spending, constraints, model, stages: int, floor: int, top: float, hi: int):
     """(Snapped, its architecture, a warning) when the recommended shape has fewer layers than --pp
     ``stages``: the valid shape nearest ``stages`` layers; an input error when ``stages`` passes the
@@ -209,19 +239,33 @@ def staged_pick(budget, spending, constraints, model, stages: int, floor: int, t
                                  "are left out of the pick and the candidates")
 
 
-def plan_candidates(budget, spending, constraints, model, lowest: int, extra: list[int], top: float, recommended: Snapped) -> list[Snapped]:
+def plan_candidates(budget, spending, constraints, model, lowest: int, extra: list[int], top: float, recommended: Snapped,
+                    named: list[Snapped] = ()) -> list[Snapped]:
     """The candidate shapes: one per width, at depths from the minimal depth to past the deepest of
     the target, the band and the pick (``candidate_depths``, plus ``extra``), always holding the
-    recommended shape itself (a candidate of the same depth or width gives way to it)."""
+    recommended shape itself and the ``named`` ones (the runner-up ``why`` names): a candidate of the
+    same depth or width gives way to them, so every shape the plan names is listed (issue 42)."""
     candidates = []
     for L in sorted(set(candidate_depths(lowest, top)) | set(extra)):
         snapped = snap_depth(budget, spending, constraints, model, L, lowest=lowest,
                              exclude=frozenset(c.arch.depth for c in candidates))
         if snapped is not None and all(c.arch.width != snapped.arch.width for c in candidates):
             candidates.append(snapped)  # one candidate per width: neighbouring depths of one width add nothing
-    rec = recommended.arch
-    candidates = [c for c in candidates if c.arch.depth != rec.depth and c.arch.width != rec.width] + [recommended]
+    kept = [recommended, *(n for n in named if n.arch.depth != recommended.arch.depth)]
+    candidates = [c for c in candidates if all(c.arch.depth != k.arch.depth and c.arch.width != k.arch.width for k in kept)] + kept
     return sorted(candidates, key=lambda s: s.arch.depth)
+
+
+def runner_up(budget: int, spending, constraints, agreed) -> list[Snapped]:
+    """The second shape of the consensus ranking, which the pick's ``why`` names (empty: none ranked)."""
+    from ..arch.snapping import snapped_at
+
+    ranked = agreed.pick.ranked if agreed.pick is not None else ()
+    if len(ranked) < 2:
+        return []
+    arch = ranked[1][1]
+    found = snapped_at(budget, spending, constraints, arch.depth, arch.width)
+    return [] if found is None else [found]
 
 
 def evidence_records(band) -> list[dict]:

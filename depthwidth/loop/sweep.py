@@ -100,6 +100,20 @@ class _Family:
         return max(0, math.floor((self.budget * (1 + BUDGET_TOLERANCE) - rest) / per_layer)) if per_layer > 0 else None
 
 
+def unsharded_line(rows) -> list[str]:
+    """The note naming the sweep rows tensor parallelism cannot split 8 ways (hardware.SHARD_TP; from each
+    row's ``tp_sizes``), as only shapes below 1B non-embedding parameters may be (hardware.SHARD_FROM)."""
+    from ..arch.hardware import SHARD_FROM, SHARD_TP
+
+    ways = lambda r: max(t for t in (1, 2, 4, SHARD_TP) if t in r.tp_sizes)
+    short = [f"{r.id} ({r.heads}/{r.kv_heads} heads, tp {ways(r)})" for r in rows if SHARD_TP not in r.tp_sizes]
+    if not short:
+        return []
+    return [f"{len(short)} row{'s' * (len(short) != 1)} cannot split {SHARD_TP} ways by tensor parallelism (heads/KV heads, "
+            f"the largest tp of 1, 2, 4, 8; JSON: tp_sizes): {_listing(short, 12)}; only shapes below {SHARD_FROM:.0e} "
+            "non-embedding parameters may"]
+
+
 def target_depths(lowest: int, top: float, count: int) -> list[float]:
     """``count`` depths spaced evenly in log space from ``lowest`` to ``top``."""
     if count == 1 or top <= lowest:

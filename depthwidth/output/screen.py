@@ -22,6 +22,8 @@ def _num(value, spec: str) -> str:
 
 
 def _days(value) -> str:
+    if value is not None and value >= 1e5:  # past the evidence: millions of days, in the table's width
+        return fmt_count(value)
     return "-" if value is None else f"{value:,.1f}" if value >= 1 else f"{value:.2g}"
 
 
@@ -47,8 +49,12 @@ COLUMNS = (
     ("days", "train_days", _days),
     ("GPU-h", "train_gpu_hours", _hours),
     ("GB/GPU", "train_memory_per_gpu_bytes", _gb),
+    ("micro-batch", "layout", lambda v: str(v["micro_batch"])),  # per GPU: what moves GB/GPU between neighbouring rows
     ("ms/token", "decode_seconds_per_token", lambda v: f"{v * 1e3:.2f}"),
 )
+# the count a budget limits (plan.budget_count, --count), as the answer line names it
+COUNT_WORDS = {"params_nonembedding": "non-embedding", "params_active": "active", "params_with_embeddings": "with-embeddings"}
+SHORT_HEADERS = {"loss vs best": "loss", "target days": "to target"}  # when still too wide (the run line says "vs best", "days to target")
 RANK_BY = ("time_to_target_days", "train_days", "train_gpu_hours")  # the first one the rows carry
 DROP_FIRST = ("tok/s/GPU", "GPU-h", "ms/token", "MFU")  # dropped in this order when the table is too wide
 
@@ -89,15 +95,16 @@ def ranked(plan, show_all: bool = False) -> list:
     return inside + outside
 
 
-def _layout(headers: list[str], body: list[list[str]]) -> list[str]:
+def _layout(headers: list[str], body: list[list[str]], gap: str = "  ") -> list[str]:
     widths = [max(len(h), *(len(row[i]) for row in body)) for i, h in enumerate(headers)]
-    line = lambda cells: "  ".join(c.rjust(w) for c, w in zip(cells, widths)).rstrip()
+    line = lambda cells: gap.join(c.rjust(w) for c, w in zip(cells, widths)).rstrip()
     return [line(headers), *map(line, body)]
 
 
 def candidate_table(plan, width: int, show_all: bool = False) -> list[str]:
     """The compact ranked table: '#' (1 is the pick), the decision columns, and with ``show_all`` a
-    'band' column; columns in DROP_FIRST give way when the table is wider than ``width``."""
+    'band' column; columns in DROP_FIRST give way when the table is wider than ``width``, then
+    long headers shorten (SHORT_HEADERS), then the columns close up to one space."""
     rows = ranked(plan, show_all)
     columns = screen_columns(plan, rows)
     lo, hi = plan.depth_band
@@ -109,8 +116,12 @@ def candidate_table(plan, width: int, show_all: bool = False) -> list[str]:
                 for i, c in enumerate(rows)]
         lines = _layout(headers, body)
         droppable = [h for h in DROP_FIRST if any(h == name for name, _ in columns)]
-        if max(map(len, lines)) <= width or not droppable:
+        if max(map(len, lines)) <= width:
             return lines
+        if not droppable:  # every optional column gone: shorter headers, then one space between columns
+            short = [SHORT_HEADERS.get(h, h) for h in headers]
+            lines = _layout(short, body)
+            return lines if max(map(len, lines)) <= width else _layout(short, body, " ")
         columns = [c for c in columns if c[0] != droppable[0]]
 
 
@@ -123,6 +134,11 @@ def tokens_text(plan) -> str:
     """The training length every cost is at, with its assumption."""
     if plan.run.get("tokens_assumed"):
         return f"at {fmt_count(plan.run['ranking_tokens'])} tokens (20/param, Hoffmann et al. 2022)"
+    days = plan.run.get("tokens_from_days")
+    if days is not None:  # plan --params --days: the tokens that fit, by the pick's step time
+        count = getattr(plan, "recommended_" + plan.budget_count)
+        return (f"at {fmt_count(plan.tokens)} tokens ({plan.tokens / count:.3g}/param: what {days:g} days fit at this "
+                "step time)")
     return f"at {fmt_count(plan.tokens)} tokens"
 
 
@@ -136,7 +152,8 @@ def answer_lines(plan, width: int) -> list[str]:
     """The answer (shape, heads/KV, ffn, params), its run (where, how long, how much memory), why, the floor."""
     count = getattr(plan, "recommended_" + plan.budget_count)
     shape = (f"{plan.recommended_depth}x{plan.recommended_width}, {plan.recommended_heads} heads "
-             f"({plan.recommended_kv_heads} KV), ffn {plan.recommended_ffn:,}, {fmt_count(count)} params "
+             f"({plan.recommended_kv_heads} KV), ffn {plan.recommended_ffn:,}, {fmt_count(count)} "
+             f"{COUNT_WORDS.get(plan.budget_count, plan.budget_count)} params "
              f"({plan.recommended_budget_deviation:+.1%})")
     known = []
     loss = getattr(plan, "recommended_loss_vs_best", None)
