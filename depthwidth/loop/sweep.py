@@ -148,7 +148,8 @@ def sweep(budget: int, options: PlanOptions | None = None, depths: list[int] | N
     (Llama: 4 query heads per key/value head); the preset's own key/value count held fixed (Llama: 8),
     then 2 query heads per key/value head, then multi-head attention are tried as well, and one of
     them is held instead only when it gives more rows within the tolerance (then more rows, then more
-    rows inside the plan's depth band; a tie keeps the earlier layout); ``SweepRows.layout`` says which."""
+    rows that split 8 ways, then more rows inside the plan's depth band; a tie keeps the earlier
+    layout); ``SweepRows.layout`` says which."""
     options = (options or PlanOptions()).at_budget(budget)
     if depths is not None and len(depths) > MAX_SWEEP_ROWS:
         raise InputError("--depths", f"{len(depths)} depths", f"at most {MAX_SWEEP_ROWS} rows in one sweep")
@@ -163,8 +164,11 @@ def sweep(budget: int, options: PlanOptions | None = None, depths: list[int] | N
                                       kv_fixed=block.kv_heads))
         layouts += [LayoutSpending(spending.arch, spending.overrides, spending.count, spending.context, spending.size,
                                    kv_ratio=r) for r in FALLBACK_KV_RATIOS if r < spending.kv_ratio]
-    # rows within the tolerance, then rows, then rows inside the plan's depth band (a default sweep)
+    # rows within the tolerance, then rows, then rows that split 8 ways (issue 42), then rows inside the plan's depth band
+    from ..arch.hardware import SHARD_TP, shards_ways
+
     score = lambda result: (sum(abs(s.deviation) <= BUDGET_TOLERANCE for s in result[0]), len(result[0]),
+                            sum(shards_ways(s.arch) == SHARD_TP for s in result[0]),
                             sum(result[3][0] <= s.arch.depth <= result[3][1] for s in result[0]))
     results: list = []
     for layout in layouts:
@@ -173,7 +177,7 @@ def sweep(budget: int, options: PlanOptions | None = None, depths: list[int] | N
         except InputError:
             if layout is layouts[-1] and not results:
                 raise
-        if results and score(results[0]) == (len(results[0][0]),) * 3 \
+        if results and score(results[0]) == (len(results[0][0]),) * 4 \
                 and len(results[0][0]) >= (count if depths is None else len(set(depths))):
             break  # the preset's own layout already gives every row, within the tolerance and inside the band
     chosen, skipped, layout, _ = max(results, key=score)  # max keeps the first (the preset's ratio) on a tie
