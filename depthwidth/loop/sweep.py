@@ -148,7 +148,7 @@ def sweep(budget: int, options: PlanOptions | None = None, depths: list[int] | N
     (Llama: 4 query heads per key/value head); the preset's own key/value count held fixed (Llama: 8),
     then 2 query heads per key/value head, then multi-head attention are tried as well, and one of
     them is held instead only when it gives more rows within the tolerance (then more rows, then more
-    rows that split 8 ways, then more rows inside the plan's depth band; a tie keeps the earlier
+    rows inside the plan's depth band, then more rows that split 8 ways; a tie keeps the earlier
     layout); ``SweepRows.layout`` says which."""
     options = (options or PlanOptions()).at_budget(budget)
     if depths is not None and len(depths) > MAX_SWEEP_ROWS:
@@ -164,12 +164,12 @@ def sweep(budget: int, options: PlanOptions | None = None, depths: list[int] | N
                                       kv_fixed=block.kv_heads))
         layouts += [LayoutSpending(spending.arch, spending.overrides, spending.count, spending.context, spending.size,
                                    kv_ratio=r) for r in FALLBACK_KV_RATIOS if r < spending.kv_ratio]
-    # rows within the tolerance, then rows, then rows that split 8 ways (issue 42), then rows inside the plan's depth band
+    # rows within the tolerance, then rows, then rows inside the plan's depth band, then rows that split 8 ways (issue 42)
     from ..arch.hardware import SHARD_TP, shards_ways
 
     score = lambda result: (sum(abs(s.deviation) <= BUDGET_TOLERANCE for s in result[0]), len(result[0]),
-                            sum(shards_ways(s.arch) == SHARD_TP for s in result[0]),
-                            sum(result[3][0] <= s.arch.depth <= result[3][1] for s in result[0]))
+                            sum(result[3][0] <= s.arch.depth <= result[3][1] for s in result[0]),
+                            sum(shards_ways(s.arch) == SHARD_TP for s in result[0]))
     results: list = []
     for layout in layouts:
         try:
