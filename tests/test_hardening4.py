@@ -36,9 +36,11 @@ def _lambert_min_depth(n: float) -> int:
     return math.ceil(w / (2 * math.log(3)))
 
 
-@pytest.mark.parametrize("budget", ["1e17", "1e25", "1e30"])
+@pytest.mark.parametrize("budget", ["1e25", "1e30"])
 def test_plan_past_the_evidence_answers_with_the_threshold_shape(budget):
-    """Issue 34 #2: plan 1e25 recommended 3111284x518413056 (bounds refuses depth > 10^6)."""
+    """Issue 34 #2: plan 1e25 recommended 3111284x518413056 (bounds refuses depth > 10^6). Where the band
+    passes the accepted depths the threshold rule answers; below that a shape in the band (issue 42,
+    tests/test_shards.py)."""
     p = first(parse_json(run(["plan", "-p", budget, "--format", "json"])))
     assert p["recommended"]["depth"] == p["threshold"]["min_depth"] == _lambert_min_depth(float(budget))
     assert "no published evidence reaches" in p["why"]

@@ -90,7 +90,7 @@ def test_days_budget_sizes_the_run_for_that_time():
     record = plan_json("--days", "30", "--gpus", "64", "--gpu", "h100", "--arch", "llama")
     assert record["recommended"]["run"]["train_days"] == pytest.approx(30, rel=0.02)
     assert 17 <= record["setup"]["tokens"] / record["budget"]["value"] <= 23  # 20 tokens per parameter (Hoffmann et al. 2022)
-    assert run(["plan", "--days", "7", "--params", "1e9"]).code == 2
+    assert run(["plan", "--days", "7", "--params", "1e9", "--tokens", "2e10"]).code == 2  # --params --days alone answers tokens
     assert run(["plan", "--days", "-3", "--gpus", "8"]).code == 2
 
 

@@ -36,7 +36,10 @@ def advice(budget, options, theory, planned, recommended, optimum, rule, candida
         warnings.append(f"budget {budget:.4g}: the recommended shape {rec.depth}x{rec.width} is {recommended.deviation:+.1%} "
                         f"from the budget (beyond ±{BUDGET_TOLERANCE:.0%}): no valid shape near it spends the budget closer")
     lo, hi = band.depth_band
-    if rule is None and beyond_evidence(budget, band):
+    if rule is None and beyond_evidence(budget, band) and lo <= rec.depth <= hi:
+        warnings.append(f"budget {budget:.4g}: no published evidence reaches this size; recommending a shape in the evidence "
+                        f"band [{lo:,}, {hi:,}], which extrapolates published d/L (the plan's 'why' says more)")
+    elif rule is None and beyond_evidence(budget, band):
         warnings.append(f"budget {budget:.4g}: no published evidence reaches this size; recommending the threshold rule's "
                         f"minimal-depth shape {rec.depth}x{rec.width} (the plan's 'why' says more)")
     elif rule is None:

@@ -159,6 +159,7 @@ class Setup:
     calibrated_on: str | None
     billed_ratio: float
     billed_note: str
+    tokens_from_days: float | None = None  # plan --params --days: the days the tokens were fitted to (sizing.tokens_for_days)
 
 
 @frozen

@@ -99,6 +99,7 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     depth, model = theory.min_depth, theory.model
     planned = planned_shape(budget, spending, constraints, theory)
     step = width_step(constraints, spending.head_dim)
+    constraints = constraints.at_budget(budget)  # the listed shapes of a 1B plan all split 8 ways (the threshold's may not: --brief's)
     if options.run is None:  # the run's defaults, at the tensor-parallel degree the shapes must shard by
         from ..cost.run import RunSpec
 
@@ -113,14 +114,15 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     band = depth_band(budget, depth, width_at_depth)
     lo, hi = band.depth_band
     rule, optimum, fitted, left_out, agreed = None, None, None, None, None
-    beyond = beyond_evidence(budget, band)  # (evidence.py)
+    past = beyond_evidence(budget, band)  # (evidence.py) the band only extrapolates published d/L
+    beyond = past if past and hi > MAX_DEPTH / 1.25 else None  # ... and passes the accepted depths: no shape in it
     if options.rule_file is None and options.rule == CONSENSUS and beyond:
-        recommended, target, why = planned, depth, beyond  # the band only extrapolates published d/L: the theory answers
+        recommended, target, why = planned, depth, beyond  # no shape in the band is one depthwidth accepts: the theory answers
     elif options.rule_file is None and options.rule == CONSENSUS:
         recommended, agreed, left_out = consensus_pick(budget, spending, constraints, model, depth, band, cost, options.prefer,
                                                          options.loss_tolerance, stages=stages)
         target = math.sqrt(lo * hi)
-        why = agreed.why
+        why = agreed.why if not past else extrapolated_why(budget, band, agreed.why)
         if recommended is None:  # no valid shape inside the band: the valid shape nearest its middle
             recommended = snap_depth(budget, spending, constraints, model, target, lowest=depth)
     else:
@@ -170,7 +172,7 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     if arch.depth < stages:
         notes.append(f"the minimal-depth shape {arch.depth}x{arch.width} has fewer layers than --pp {stages}: it is not "
                      "costed (no layout splits it into that many stages)")
-    notes += ([left_out] if left_out else []) + loss_notes(budget, tokens, loss_model)
+    notes += ([left_out] if left_out else []) + unsharded_note([*built, planned.arch]) + loss_notes(budget, tokens, loss_model)
     optimal = dict(zip(("optimal_depth", "optimal_depth_low", "optimal_depth_high"), map(float, optimal_depth(budget, loss_model))))
     span = fitted_range(budget, loss_model)
     return Plan(
@@ -197,6 +199,33 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
 def agreed_pick(agreed):
     """The consensus' own pick (the first shape its why names), or None."""
     return agreed.named[0] if agreed is not None and agreed.named else None
+
+
+def extrapolated_why(budget: int, band, why: str) -> str:
+    """The consensus ``why`` of a budget past all published evidence whose band still holds accepted shapes
+    (a shape in the band, never the minimal-depth shape's thousands of heads), saying it extrapolates."""
+    from .evidence import published_models, params_12
+
+    largest = max(published_models(), key=lambda m: params_12(m.depth, m.width))
+    size = params_12(largest.depth, largest.width)
+    lo, hi = band.depth_band
+    return (f"no published evidence reaches {budget:.3g} (the largest published model, {largest.name}, has 12·L·d² = "
+            f"{size:.3g}, {budget / size:.3g}x smaller): the band [{lo:,}, {hi:,}] extrapolates published d/L, and "
+            + why[0].lower() + why[1:])
+
+
+def unsharded_note(built) -> list[str]:
+    """The note naming the shapes (the candidates and the minimal-depth shape) tensor parallelism cannot
+    split 8 ways (hardware.SHARD_TP): only shapes below 1B non-embedding parameters may be such
+    (hardware.SHARD_FROM; at a budget of 1B or more only the minimal-depth shape); none when all can."""
+    from ..arch.hardware import SHARD_FROM, SHARD_TP, shards_ways
+
+    short = dict.fromkeys(f"{c.depth}x{c.width} ({c.heads}/{c.kv_heads} heads: tp {shards_ways(c)})" for c in built
+                          if shards_ways(c) < SHARD_TP)
+    if not short:
+        return []
+    return [f"cannot split {SHARD_TP} ways by tensor parallelism (heads/KV heads: the largest tp of 1, 2, 4, 8): "
+            + ", ".join(short) + f"; only shapes below {SHARD_FROM:.0e} non-embedding parameters may be"]
 
 
 def staged_pick(budget, spending, constraints, model, stages: int, floor: int, top: float, hi: int):

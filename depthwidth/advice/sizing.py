@@ -12,6 +12,11 @@
   6·N plus attention over the context and the logits), not C = 6·N·D, and the training length is then
   the one at which the recommended shape spends exactly C: tokens = C / its FLOPs per token. Without
   this, 6·N·D undercounts and the costed run spends more than the budget it was given.
+- ``plan --params N --days D --gpus G``: the tokens (and tokens per parameter) the plan's recommended shape
+  trains on in D days on that cluster, by the one performance model, at the step time the plan reports:
+  tokens = D·86,400 / step_seconds · global_batch · context. Method: plan N at 20 tokens per parameter,
+  scale the length by D / the pick's predicted days (a shape's step time does not depend on the run's
+  length) and plan again at that length, until the pick's days are D (``tokens_for_days``).
 Pure (no I/O); it calls the planner, so it lives above it.
 """
 from __future__ import annotations
@@ -71,3 +76,25 @@ def flops_within(budget_flops: float, options, source: str = "flops") -> tuple[i
             break
         tokens = exact
     return int(round(n)), tokens
+
+
+def tokens_for_days(budget: int, days: float, options, source: str = "params"):
+    """The plan of ``budget`` whose training length is the tokens its recommended shape trains on in
+    ``days`` on the plan's cluster (module docstring): the pick's predicted days equal ``days``."""
+    tokens = float(TOKENS_PER_PARAM * budget)
+    best = None
+    for _ in range(MOST_STEPS):
+        p = _plan(budget, options, tokens, source)
+        predicted = p.recommended.run.train_days
+        if not predicted:  # no time without a layout that runs the shape on the cluster
+            from ..errors import InputError
+
+            raise InputError("--days", f"{days:g}", f"the recommended {p.recommended.depth}x{p.recommended.width} has no "
+                                                    "predicted time on this cluster, so no tokens can be fitted to the days")
+        miss = abs(predicted / days - 1)
+        if best is None or miss < best[0]:
+            best = (miss, p)
+        if miss <= 1e-9:
+            break
+        tokens *= days / predicted
+    return best[1]

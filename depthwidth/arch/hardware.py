@@ -25,6 +25,12 @@ DEFAULT_MULTIPLE = 128
 # and rank on NaN)
 MIN_MFU = 0.001
 MFU_ACCEPTED = f"expected a model FLOPs utilization from {MIN_MFU:g} to 1, such as 0.4"
+# Shapes that shard (issue 42): a shape of 1B non-embedding parameters or more must allow tensor
+# parallelism of 8 (one 8-GPU node: heads divisible by 8, key/value heads a multiple or a divisor of 8,
+# feed-forward divisible by 8), as Llama 3.2 1B (32/8), Llama 3 8B (32/8) and Mistral-7B (32/8) do
+# (presets.PRESETS sources). Smaller shapes may not: plans and sweeps then say so in a note.
+SHARD_TP = 8
+SHARD_FROM = 1e9
 
 
 @frozen
@@ -33,6 +39,8 @@ class Constraints:
 
     ``composite_heads``: the head count is 1, 2 or composite, never a prime >= 3 that only shards
     1 or H ways (the 40x1472x23 of depthwidth 0.1).
+    ``shard_from``: a shape with this many non-embedding parameters or more allows tensor
+    parallelism of ``SHARD_TP`` (``shards_ways``).
     """
 
     multiple: int | None = DEFAULT_MULTIPLE
@@ -41,6 +49,16 @@ class Constraints:
     tp: int = 1
     vocab_multiple: int | None = None
     composite_heads: bool = True
+    shard_from: float | None = SHARD_FROM
+
+    def at_budget(self, budget: float) -> "Constraints":
+        """These constraints for the shapes a plan of ``budget`` lists: at a budget of ``shard_from`` or
+        more every one must split ``SHARD_TP`` ways, also those a little below it (issue 42)."""
+        from dataclasses import replace
+
+        if self.shard_from is None or budget < self.shard_from or self.shard_from == 0:
+            return self
+        return replace(self, shard_from=0)
 
 
 def _dense_ffn(arch) -> int | None:
@@ -97,13 +115,34 @@ def violations(arch, constraints: Constraints) -> list[str]:
     if c.composite_heads and heads > 2 and is_prime(heads):
         out.append(f"{heads} heads is a prime: it shards only 1 or {heads} ways")
     out += tp_conflicts(arch, c.tp)
+    if c.shard_from is not None and c.tp % SHARD_TP:
+        out += shard_conflicts(arch, c.shard_from)
     return out
+
+
+def shard_conflicts(arch, shard_from: float = SHARD_FROM) -> list[str]:
+    """Why a shape of ``shard_from`` non-embedding parameters or more cannot split ``SHARD_TP`` ways
+    (empty: it can, or it is smaller)."""
+    broken = tp_conflicts(arch, SHARD_TP)
+    if not broken:
+        return []
+    from .blocks import params_nonembedding
+
+    count = params_nonembedding(arch)
+    if count < shard_from:
+        return []
+    return [f"a shape of {count:.3g} parameters (from {shard_from:.3g}) must split {SHARD_TP} ways: " + "; ".join(broken)]
 
 
 def heads_ok(heads: int, constraints: Constraints) -> bool:
     """The head-count rules of ``violations`` alone (composite, t | H): a cheap test a planner can
     run before it builds an architecture."""
     return heads % constraints.tp == 0 and not (constraints.composite_heads and heads > 2 and is_prime(heads))
+
+
+def shards_ways(arch) -> int:
+    """The largest of 1, 2, 4, 8 that tensor parallelism splits the shape by (GPUs per node come in these numbers)."""
+    return next((t for t in (SHARD_TP, 4, 2) if not tp_conflicts(arch, t)), 1)
 
 
 def width_step(constraints: Constraints, head_dim: int) -> int:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 
 from ..errors import InputError
-from .hardware import Constraints, heads_ok, tp_conflicts, violations, width_step
+from .hardware import Constraints, heads_ok, violations, width_step
+from .hardware import shards_ways as shardability  # among shapes equally near the budget, the more shardable first
 from .spending import Quadratic, Spending
 from ..theory.frozen import frozen
 from ..theory.num import EXACT_FLOAT
@@ -42,12 +43,6 @@ def _widths_near(center: float, step: int, lo: int = 1, hi: int | None = None, s
     ks = range(max(1, k0 - span), k0 + span + 1)
     widths = [k * step for k in ks if k * step >= lo and (hi is None or k * step <= hi)]
     return sorted(widths, key=lambda w: abs(w - center))
-
-
-def shardability(arch) -> int:
-    """The largest of 1, 2, 4, 8 that the shape shards by (GPUs per node come in these numbers):
-    among shapes equally near the budget, the planner prefers the more shardable."""
-    return next((t for t in (8, 4, 2) if not tp_conflicts(arch, t)), 1)
 
 
 def snapped_at(budget: int, spending: Spending, constraints: Constraints, depth: int, width: int) -> Snapped | None:

@@ -305,7 +305,7 @@ def warn_constraints(named_archs, tp: Optional[int], multiple: Optional[int]) ->
         return
     from ..arch.hardware import Constraints, violations
 
-    asked = Constraints(multiple=multiple, tp=tp or 1, composite_heads=False)
+    asked = Constraints(multiple=multiple, tp=tp or 1, composite_heads=False, shard_from=None)
     for name, arch, heads in named_archs:
         if arch is None:
             warn(f"{name}: its layout is not counted, so --tp/--multiple were not checked")

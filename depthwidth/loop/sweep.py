@@ -100,6 +100,20 @@ class _Family:
         return max(0, math.floor((self.budget * (1 + BUDGET_TOLERANCE) - rest) / per_layer)) if per_layer > 0 else None
 
 
+def unsharded_line(rows) -> list[str]:
+    """The note naming the sweep rows tensor parallelism cannot split 8 ways (hardware.SHARD_TP; from each
+    row's ``tp_sizes``), as only shapes below 1B non-embedding parameters may be (hardware.SHARD_FROM)."""
+    from ..arch.hardware import SHARD_FROM, SHARD_TP
+
+    ways = lambda r: max(t for t in (1, 2, 4, SHARD_TP) if t in r.tp_sizes)
+    short = [f"{r.id} ({r.heads}/{r.kv_heads} heads, tp {ways(r)})" for r in rows if SHARD_TP not in r.tp_sizes]
+    if not short:
+        return []
+    return [f"{len(short)} row{'s' * (len(short) != 1)} cannot split {SHARD_TP} ways by tensor parallelism (heads/KV heads, "
+            f"the largest tp of 1, 2, 4, 8; JSON: tp_sizes): {_listing(short, 12)}; only shapes below {SHARD_FROM:.0e} "
+            "non-embedding parameters may"]
+
+
 def target_depths(lowest: int, top: float, count: int) -> list[float]:
     """``count`` depths spaced evenly in log space from ``lowest`` to ``top``."""
     if count == 1 or top <= lowest:
@@ -134,7 +148,8 @@ def sweep(budget: int, options: PlanOptions | None = None, depths: list[int] | N
     (Llama: 4 query heads per key/value head); the preset's own key/value count held fixed (Llama: 8),
     then 2 query heads per key/value head, then multi-head attention are tried as well, and one of
     them is held instead only when it gives more rows within the tolerance (then more rows, then more
-    rows inside the plan's depth band; a tie keeps the earlier layout); ``SweepRows.layout`` says which."""
+    rows inside the plan's depth band, then more rows that split 8 ways; a tie keeps the earlier
+    layout); ``SweepRows.layout`` says which."""
     options = (options or PlanOptions()).at_budget(budget)
     if depths is not None and len(depths) > MAX_SWEEP_ROWS:
         raise InputError("--depths", f"{len(depths)} depths", f"at most {MAX_SWEEP_ROWS} rows in one sweep")
@@ -149,9 +164,12 @@ def sweep(budget: int, options: PlanOptions | None = None, depths: list[int] | N
                                       kv_fixed=block.kv_heads))
         layouts += [LayoutSpending(spending.arch, spending.overrides, spending.count, spending.context, spending.size,
                                    kv_ratio=r) for r in FALLBACK_KV_RATIOS if r < spending.kv_ratio]
-    # rows within the tolerance, then rows, then rows inside the plan's depth band (a default sweep)
+    # rows within the tolerance, then rows, then rows inside the plan's depth band, then rows that split 8 ways (issue 42)
+    from ..arch.hardware import SHARD_TP, shards_ways
+
     score = lambda result: (sum(abs(s.deviation) <= BUDGET_TOLERANCE for s in result[0]), len(result[0]),
-                            sum(result[3][0] <= s.arch.depth <= result[3][1] for s in result[0]))
+                            sum(result[3][0] <= s.arch.depth <= result[3][1] for s in result[0]),
+                            sum(shards_ways(s.arch) == SHARD_TP for s in result[0]))
     results: list = []
     for layout in layouts:
         try:
@@ -159,7 +177,7 @@ def sweep(budget: int, options: PlanOptions | None = None, depths: list[int] | N
         except InputError:
             if layout is layouts[-1] and not results:
                 raise
-        if results and score(results[0]) == (len(results[0][0]),) * 3 \
+        if results and score(results[0]) == (len(results[0][0]),) * 4 \
                 and len(results[0][0]) >= (count if depths is None else len(set(depths))):
             break  # the preset's own layout already gives every row, within the tolerance and inside the band
     chosen, skipped, layout, _ = max(results, key=score)  # max keeps the first (the preset's ratio) on a tie

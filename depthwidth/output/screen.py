@@ -18,6 +18,8 @@ LABEL = 8  # the width of the left-hand labels ("answer", "run", "why", "floor")
 
 
 def _days(value) -> str:
+    if value is not None and value >= 1e5:  # past the evidence: millions of days, in the table's width
+        return fmt_count(value)
     return "-" if value is None else f"{value:,.1f}" if value >= 1 else f"{value:.2g}"
 
 
@@ -35,7 +37,7 @@ COLUMNS = (
     ("depth", "depth", str),
     ("width", "width", lambda v: f"{v:,}"),
     ("heads (KV)", "heads", None),  # heads and kv_heads in one cell
-    ("params", None, None),  # the count the budget limits (plan.budget_count)
+    ("params", None, None),  # the count the budget limits (plan.budget.count)
     ("loss vs best", "loss.vs_best", lambda v: f"{v:+.1%}"),
     ("MFU", "run.mfu", lambda v: f"{v:.2f}"),
     ("tok/s/GPU", "run.tokens_per_second", lambda v: fmt_count(v)),
@@ -43,8 +45,12 @@ COLUMNS = (
     ("days", "run.train_days", _days),
     ("GPU-h", "run.train_gpu_hours", _hours),
     ("GB/GPU", "run.memory_per_gpu_bytes", _gb),
+    ("micro-batch", "run.layout", lambda v: str(v["micro_batch"])),  # per GPU: what moves GB/GPU between neighbouring rows
     ("ms/token", "serve.decode_seconds_per_token", lambda v: f"{v * 1e3:.2f}"),
 )
+# the count a budget limits (plan.budget.count, --count), as the answer line names it
+COUNT_WORDS = {"params_nonembedding": "non-embedding", "params_active": "active", "params_with_embeddings": "with-embeddings"}
+SHORT_HEADERS = {"loss vs best": "loss", "target days": "to target"}  # when still too wide (the run line says "vs best", "days to target")
 RANK_BY = ("run.time_to_target_days", "run.train_days", "run.train_gpu_hours")  # the first one the rows carry
 
 
@@ -94,15 +100,16 @@ def ranked(plan, show_all: bool = False) -> list:
     return inside + outside
 
 
-def _layout(headers: list[str], body: list[list[str]]) -> list[str]:
+def _layout(headers: list[str], body: list[list[str]], gap: str = "  ") -> list[str]:
     widths = [max(len(h), *(len(row[i]) for row in body)) for i, h in enumerate(headers)]
-    line = lambda cells: "  ".join(c.rjust(w) for c, w in zip(cells, widths)).rstrip()
+    line = lambda cells: gap.join(c.rjust(w) for c, w in zip(cells, widths)).rstrip()
     return [line(headers), *map(line, body)]
 
 
 def candidate_table(plan, width: int, show_all: bool = False) -> list[str]:
     """The compact ranked table: '#' (1 is the pick), the decision columns, and with ``show_all`` a
-    'band' column; columns in DROP_FIRST give way when the table is wider than ``width``."""
+    'band' column; columns in DROP_FIRST give way when the table is wider than ``width``, then
+    long headers shorten (SHORT_HEADERS), then the columns close up to one space."""
     rows = ranked(plan, show_all)
     columns = screen_columns(plan, rows)
     lo, hi = plan.band.low, plan.band.high
@@ -114,8 +121,12 @@ def candidate_table(plan, width: int, show_all: bool = False) -> list[str]:
                 for i, c in enumerate(rows)]
         lines = _layout(headers, body)
         droppable = [h for h in DROP_FIRST if any(h == name for name, _ in columns)]
-        if max(map(len, lines)) <= width or not droppable:
+        if max(map(len, lines)) <= width:
             return lines
+        if not droppable:  # every optional column gone: shorter headers, then one space between columns
+            short = [SHORT_HEADERS.get(h, h) for h in headers]
+            lines = _layout(short, body)
+            return lines if max(map(len, lines)) <= width else _layout(short, body, " ")
         columns = [c for c in columns if c[0] != droppable[0]]
 
 
@@ -128,6 +139,11 @@ def tokens_text(plan) -> str:
     """The training length every cost is at, with its assumption."""
     if plan.setup.tokens_assumed:
         return f"at {fmt_count(plan.setup.tokens)} tokens (20/param, Hoffmann et al. 2022)"
+    days = plan.setup.tokens_from_days
+    if days is not None:  # plan --params --days: the tokens that fit, by the pick's step time
+        count = getattr(plan.recommended, plan.budget.count)
+        return (f"at {fmt_count(plan.setup.tokens)} tokens ({plan.setup.tokens / count:.3g}/param: what {days:g} days fit "
+                "at this step time)")
     return f"at {fmt_count(plan.setup.tokens)} tokens"
 
 
@@ -143,7 +159,8 @@ def answer_lines(plan, width: int) -> list[str]:
     """The answer (shape, heads/KV, ffn, params), its run (where, how long, how much memory), why, the floor."""
     r = plan.recommended
     shape = (f"{r.depth}x{r.width}, {r.heads} heads ({r.kv_heads} KV), ffn {r.ffn:,}, "
-             f"{fmt_count(getattr(r, plan.budget.count))} params ({r.budget_deviation:+.1%})")
+             f"{fmt_count(getattr(r, plan.budget.count))} {COUNT_WORDS.get(plan.budget.count, plan.budget.count)} params "
+             f"({r.budget_deviation:+.1%})")
     run, known = r.run, []
     if r.loss is not None and r.loss.vs_best is not None:
         known.append(f"loss {r.loss.vs_best:+.1%} vs best")

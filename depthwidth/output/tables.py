@@ -158,10 +158,12 @@ def sweep_tables(rows):
         columns += [C("FLOPs/token", [fmt_count(r.flops_per_token) for r in rows], drop=3),
                     C("KV bytes/token", ["-" if r.kv_bytes_per_token is None else f"{r.kv_bytes_per_token:,}" for r in rows], drop=2),
                     C("regime", [r.regime for r in rows], right=False)]
+    from ..loop.sweep import unsharded_line
+
     title = "Iso-budget sweep" + (f" ({COUNT_WORDS.get(rows[0].budget_count, rows[0].budget_count)} parameters)" if rows else "")
     layout = getattr(rows, "layout", "")
     notes = (([f"attention layout: {layout}"] if layout else [])
-             + [f"{r.id}: {r.note}" for r in rows if r.note]
+             + [f"{r.id}: {r.note}" for r in rows if r.note] + unsharded_line(rows)
              + (["vs budget: ' !' marks a row outside the budget's tolerance"] if any(not r.within_tolerance for r in rows) else [])
              + (["GB/GPU: 'NO' marks a run that does not fit in the GPU's memory"] if costs and any(not r.fits_on_gpu for r in rows) else [])
              + ([("costs: each row in its best layout on --gpus (one node without) of --gpu, timed by the performance "

@@ -43,7 +43,8 @@ def command(
     layout: LayoutOptions = LAYOUT,
     days: Annotated[Optional[str], typer.Option("--days", help="A time budget in days on --gpus of --gpu: the size (and, without "
                                                 "--tokens, 20 tokens per parameter) that trains in that time by the performance "
-                                                "model (docs/performance.md).")] = None,
+                                                "model; with --params, the tokens that fit in that time at the plan's step time "
+                                                "(docs/performance.md).")] = None,
     context: Context = DEFAULT_CONTEXT,
     batch: Batch = 1,
     c2_reading: Reading = C2Reading.consistent,
@@ -68,17 +69,20 @@ def command(
     fixed = fixed_layout(layout)
     if tp > 1:  # the degree every shape must shard by is the one it trains at (as sweep fixes it)
         fixed = (("tp", tp), *fixed)
-    if days is not None and (params or flops):
-        raise InputError("--days", days, "is a budget of its own: give --days (with --gpus, --gpu and optionally --tokens), "
-                                         "not with --params or --flops")
-    given = None if days is not None else budgets_with_tokens(params, flops, tokens)
+    if days is not None and (flops or (params and tokens)):
+        raise InputError("--days", days, "with --params answers the tokens that fit (give no --tokens); alone it sizes the "
+                                         "model (with --gpus, --gpu and optionally --tokens); never with --flops")
+    if days is not None and params and (brief or rules):
+        raise InputError("--days", days, "with --params needs the full plan (its step time); --brief and --rules give "
+                                         "shapes without a run")
+    given = None if days is not None and not params else budgets_with_tokens(params, flops, tokens)
     options = plan_options(arch, kv_heads, block, count, multiple, ffn_multiple, tp, rule, rule_file, context, c2_reading.value)
     choice = prefer.strip().lower()
     if choice not in PREFERENCES:
         raise InputError("--prefer", prefer, "expected one of " + ", ".join(PREFERENCES))
     spec = searched_run(layout, tp, context, batch)
     options = replace(options, prefer=choice, loss_tolerance=_tolerance(loss_tolerance), run=spec, perf=layout.mfu is None, fixed=fixed)
-    if days is not None or (flops and not tokens):
+    if (days is not None and not params) or (flops and not tokens):
         given = _sized(days, flops, tokens, options)
     if plot is not None:  # checked before any work: a bad path or no matplotlib fails at once
         from ...output.plot import check_output_path, require_matplotlib
@@ -104,7 +108,10 @@ def command(
     from ..progress import counted
 
     with as_typed(given.values):
-        plans = [make_plan(b, options, given.source, t) for b, t in counted(list(zip(given.values, given.tokens)), "plan: budgets")]
+        if days is not None and params:  # the tokens that fit in --days on the cluster, by the plan's own step time
+            plans = [_fitted(b, _days_value(days), options) for b in counted(given.values, "plan: budgets")]
+        else:
+            plans = [make_plan(b, options, given.source, t) for b, t in counted(list(zip(given.values, given.tokens)), "plan: budgets")]
     lines = []
     for p in plans:  # a multiple above the ideal width is not ignored: the width jumps to it, far off budget
         t = p.threshold
@@ -185,6 +192,31 @@ def _brief(values: list[int], options, source: str, fmt: str, field) -> None:
     write_columns(columns, fmt, field, sys.stdout)
 
 
+def _days_value(days) -> float:
+    """--days as a number of days, range-checked (0.0001 to 100,000)."""
+    from ...budgets import parse_quantity
+
+    value = float(parse_quantity(days, "--days"))
+    if not 1e-4 <= value <= 1e5:
+        raise InputError("--days", days, "expected a training time in days from 0.0001 to 100,000, such as 30")
+    return value
+
+
+def _fitted(budget, days: float, options):
+    """`plan --params N --days D`: the plan at the tokens its pick trains on in D days (``sizing.tokens_for_days``),
+    its ``setup`` saying so (``tokens_from_days``) and a note giving tokens per parameter."""
+    from dataclasses import replace
+
+    from ...advice.sizing import tokens_for_days
+
+    p = tokens_for_days(budget, days, options)
+    count, tokens = getattr(p.recommended, p.budget.count), p.setup.tokens
+    note = (f"--days {days:g}: {tokens:.4g} tokens ({tokens / count:.3g} per parameter of the recommended shape) fit in "
+            f"{days:g} days on {p.setup.gpus:,} x {p.setup.gpu}, at the recommended shape's step time by the performance "
+            f"model (tokens = days x 86,400 / step_seconds x global_batch x context)")
+    return replace(p, setup=replace(p.setup, tokens_from_days=days), notes=(note, *p.notes))
+
+
 def _sized(days, flops, tokens, options):
     """The budgets of --days (a time on the cluster) or of --flops alone (the FLOPs the costed run spends),
     sized through the planner and the performance model (advice/sizing.py)."""
@@ -199,10 +231,7 @@ def _sized(days, flops, tokens, options):
         pairs = [flops_within(float(parse_quantity(t, "FLOP budget")), options) for t in texts]
         budgets_with_tokens(None, flops, None)  # the FLOP budgets' own checks (range, syntax)
         return Budgets("flops", [n for n, _ in pairs], [d for _, d in pairs])
-    value = float(parse_quantity(days, "--days"))
-    if not 1e-4 <= value <= 1e5:
-        raise InputError("--days", days, "expected a training time in days from 0.0001 to 100,000, such as 30")
-    n, length, _ = size_for_days(value, options, one_token_count(tokens))
+    n, length, _ = size_for_days(_days_value(days), options, one_token_count(tokens))
     return Budgets("days", [n], [length])
 
 
