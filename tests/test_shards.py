@@ -124,7 +124,7 @@ def test_all_fits_80_columns_and_shows_the_micro_batch(args, monkeypatch):
             for line in table[1:] if (m := CANDIDATE_ROW.match(line))}
     for c in plan["candidates"]:
         key = (c["depth"], c["width"])
-        assert key in rows and rows[key] == str(c["layout"]["micro_batch"]), (key, rows)
+        assert key in rows and rows[key] == str(c["run"]["layout"]["micro_batch"]), (key, rows)
 
 
 @pytest.mark.parametrize("count, words", [("total", "non-embedding"), ("with-embeddings", "with-embeddings")])
@@ -155,7 +155,7 @@ def test_params_with_days_answers_the_tokens_that_fit(args):
     # over gpus·peak·MFU
     n = get(plan, "recommended_params_nonembedding", "recommended.params_nonembedding", "recommended.params.nonembedding")
     depth, width = get(plan, "recommended_depth", "recommended.depth"), get(plan, "recommended_width", "recommended.width")
-    gpus, mfu = get(plan, "run.gpus"), get(plan, "recommended_mfu", "recommended.run.mfu")
+    gpus, mfu = get(plan, "setup.gpus", "run.gpus"), get(plan, "recommended_mfu", "recommended.run.mfu")
     vocab = 128256 if "llama" in args else 0  # Llama 3's vocabulary (params.json); the paper's block has no logits
     # ... plus the logits, 6·d·V per token (the output projection's weights, counted by MFU as PaLM's does)
     seconds = (6 * n + 12 * depth * width * context + 6 * width * vocab) * tokens / (gpus * H100_BF16 * mfu)
@@ -179,7 +179,7 @@ def test_past_the_evidence_the_plan_answers_a_shape_in_the_band(budget):
     out = run(["plan", "--params", budget, "--arch", "llama", "--format", "json"])
     assert out.code == 0
     plan = first(parse_json(out))
-    lo, hi = get(plan, "depth_band", "band.depth_band")
+    lo, hi = get(plan, "band.low"), get(plan, "band.high")
     depth = get(plan, "recommended_depth", "recommended.depth")
     assert lo <= depth <= hi and hi <= 10**6
     assert get(plan, "recommended_width", "recommended.width") < get(plan, "width", "threshold.width")

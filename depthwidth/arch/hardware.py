@@ -25,7 +25,7 @@ DEFAULT_MULTIPLE = 128
 # and rank on NaN)
 MIN_MFU = 0.001
 MFU_ACCEPTED = f"expected a model FLOPs utilization from {MIN_MFU:g} to 1, such as 0.4"
-# Shapes that shard (issue 42): a shape of 1B non-embedding parameters or more must allow tensor
+# Shapes that shard: a shape of 1B non-embedding parameters or more must allow tensor
 # parallelism of 8 (one 8-GPU node: heads divisible by 8, key/value heads a multiple or a divisor of 8,
 # feed-forward divisible by 8), as Llama 3.2 1B (32/8), Llama 3 8B (32/8) and Mistral-7B (32/8) do
 # (presets.PRESETS sources). Smaller shapes may not: plans and sweeps then say so in a note.
@@ -53,7 +53,7 @@ class Constraints:
 
     def at_budget(self, budget: float) -> "Constraints":
         """These constraints for the shapes a plan of ``budget`` lists: at a budget of ``shard_from`` or
-        more every one must split ``SHARD_TP`` ways, also those a little below it (issue 42)."""
+        more every one must split ``SHARD_TP`` ways, also those a little below it."""
         from dataclasses import replace
 
         if self.shard_from is None or budget < self.shard_from or self.shard_from == 0:

@@ -164,7 +164,7 @@ def sweep(budget: int, options: PlanOptions | None = None, depths: list[int] | N
                                       kv_fixed=block.kv_heads))
         layouts += [LayoutSpending(spending.arch, spending.overrides, spending.count, spending.context, spending.size,
                                    kv_ratio=r) for r in FALLBACK_KV_RATIOS if r < spending.kv_ratio]
-    # rows within the tolerance, then rows, then rows inside the plan's depth band, then rows that split 8 ways (issue 42)
+    # rows within the tolerance, then rows, then rows inside the plan's depth band, then rows that split 8 ways
     from ..arch.hardware import SHARD_TP, shards_ways
 
     score = lambda result: (sum(abs(s.deviation) <= BUDGET_TOLERANCE for s in result[0]), len(result[0]),
