@@ -163,7 +163,7 @@ def test_notes_and_why_describe_the_same_pick(args, same):
     cost ranking ("the cheapest ... GPU-hours and memory") of a pick that no longer runs."""
     record = plan_json("--params", "7e9", *args)
     [note] = [n for n in record["notes"] if n.startswith("recommended by the consensus")]
-    lo, hi = record["depth_band"]
+    lo, hi = record["band"]["low"], record["band"]["high"]
     for text in (note, record["why"]):
         assert f"[{lo}, {hi}]" in text
         assert all(word in text for word in same), text

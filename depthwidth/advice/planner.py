@@ -18,7 +18,7 @@ import math
 from dataclasses import field, replace
 
 from ..errors import InputError
-from ..arch.hardware import Constraints, tp_sizes, width_step
+from ..arch.hardware import SHARD_TP, Constraints, tp_sizes, width_step
 from ..arch.blocks import DEFAULT_CONTEXT
 from ..arch.record import block_fields, counts
 from ..theory.shapes import MAX_DEPTH, MAX_WIDTH
@@ -82,7 +82,36 @@ def candidate_depths(lowest: int, top_depth: float, most: int = 12) -> list[int]
 def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "params", tokens: float | None = None) -> Plan:
     """Minimal depth by the threshold rule, the recommended shape (the consensus of the evidence,
     or the chosen rule), and candidate shapes, every one valid under the constraints and costed
-    under the plan's run (``tokens``: the training length; None: none given)."""
+    under the plan's run (``tokens``: the training length; None: none given).
+
+    Shapes of 1B parameters or more split ``SHARD_TP`` ways (``Constraints.shard_from``) unless the user's
+    ``--kv-heads`` cannot, or no shape of the family near the budget can (a head size of 256 moves widths
+    in steps of 2,048): then the plan answers without the rule and a warning says so."""
+    options = options or PlanOptions()
+    kv = dict(options.spending.overrides).get("kv_heads")
+    if options.constraints.shard_from is not None and kv is not None and kv % SHARD_TP and SHARD_TP % kv:
+        return _with_shard_warning(_plan(budget, _unsharded(options), budget_source, tokens),
+                                   f"--kv-heads {kv} cannot split {SHARD_TP} ways by tensor parallelism: the shapes keep it")
+    try:
+        return _plan(budget, options, budget_source, tokens)
+    except InputError:
+        if options.constraints.shard_from is None:
+            raise
+        unsharded = _plan(budget, _unsharded(options), budget_source, tokens)  # refused again: that line
+        return _with_shard_warning(unsharded, f"no {options.spending.arch} shape near {budget:.3g} parameters splits "
+                                              f"{SHARD_TP} ways by tensor parallelism: the shapes listed may not")
+
+
+def _unsharded(options: PlanOptions) -> PlanOptions:
+    return replace(options, constraints=replace(options.constraints, shard_from=None))
+
+
+def _with_shard_warning(p: Plan, warning: str) -> Plan:
+    return replace(p, warnings=(warning, *p.warnings))
+
+
+def _plan(budget: int, options: PlanOptions | None, budget_source: str, tokens: float | None) -> Plan:
+    """``plan`` under the options' constraints as given."""
     from .evidence import beyond_evidence, depth_band
     from .pick import CONSENSUS, consensus_pick, costing, rule_why
     from .target import loss_decides, loss_notes, rule_loss_model
