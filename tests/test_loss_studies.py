@@ -143,6 +143,6 @@ def test_plan_beyond_the_data_lets_time_decide():
     result = run(["plan", "--params", "7e10", "--arch", "llama", "--format", "json"])
     assert result.code == 0, result.stderr
     [record] = json.loads(result.stdout)
-    assert not record["loss_in_fitted_range"] and not record["loss_decides"]
+    assert not record["loss_model"]["in_fitted_range"] and not record["loss_model"]["decides"]
     assert any("beyond its data" in n for n in record["notes"])
     assert "loss cannot tell the band's shapes apart" in record["why"] and "time decided" in record["why"]

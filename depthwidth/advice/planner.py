@@ -284,7 +284,10 @@ def plan_candidates(budget, spending, constraints, model, lowest: int, extra: li
                              exclude=frozenset(c.arch.depth for c in candidates))
         if snapped is not None and all(c.arch.width != snapped.arch.width for c in candidates):
             candidates.append(snapped)  # one candidate per width: neighbouring depths of one width add nothing
-    kept = [recommended] + [s for s in named if s.arch is not recommended.arch]
+    kept = [recommended]
+    for s in named:  # one shape per depth: the pick, then the others the why names
+        if all(s.arch.depth != k.arch.depth for k in kept):
+            kept.append(s)
     candidates = [c for c in candidates if all(c.arch.depth != k.arch.depth and c.arch.width != k.arch.width for k in kept)] + kept
     return sorted(candidates, key=lambda s: s.arch.depth)
 

@@ -45,7 +45,7 @@ COLUMNS = (
     ("days", "run.train_days", _days),
     ("GPU-h", "run.train_gpu_hours", _hours),
     ("GB/GPU", "run.memory_per_gpu_bytes", _gb),
-    ("micro-batch", "run.layout", lambda v: str(v["micro_batch"])),  # per GPU: what moves GB/GPU between neighbouring rows
+    ("micro-batch", "run.layout", lambda v: "-" if v.get("micro_batch") is None else str(v["micro_batch"])),  # per GPU: what moves GB/GPU between neighbouring rows
     ("ms/token", "serve.decode_seconds_per_token", lambda v: f"{v * 1e3:.2f}"),
 )
 # the count a budget limits (plan.budget.count, --count), as the answer line names it
@@ -193,7 +193,7 @@ def billed_text(plan) -> str:
 def layout_text(layout: dict) -> str:
     """A layout object in one short phrase: tp 1 x pp 1 x dp 64, micro-batch 4 x 2 accumulated, recompute none, ZeRO 3."""
     degrees = " x ".join(f"{k} {layout[k]}" for k in ("tp", "cp", "pp", "dp") if k in layout and (k != "cp" or layout[k] > 1))
-    accumulated = f" x {layout['accumulation']} accumulated" if layout.get("accumulation", 1) > 1 else ""
+    accumulated = f" x {layout['accumulation']} accumulated" if (layout.get("accumulation") or 1) > 1 else ""
     return (f"{degrees}, micro-batch {layout.get('micro_batch')}{accumulated}, recompute {layout.get('recompute')}, "
             f"ZeRO {layout.get('zero')}")
 
