@@ -34,10 +34,12 @@ def test_plan_json_matches_reference_card():
     assert record["threshold"]["budget_deviation"] == pytest.approx(12 * 8 * 3200**2 / 1e9 - 1)
     assert record["rule"]["empirical_depth"] == pytest.approx(40.23, abs=0.01)
     assert record["rule"]["empirical_width"] == pytest.approx(1439, abs=1)
-    assert record["candidates"][0]["depth"] == 8
+    # 8x3200's 50 heads cannot split 8 ways, and a 1B plan lists only shapes that can: 9x3072 is the shallowest listed
+    assert record["candidates"][0]["depth"] == 9 and record["candidates"][0]["width"] == 3072
     assert {"depth", "width", "heads", "params_12Ld2", "params_nonembedding", "budget_deviation", "threshold_depth", "regime", "log3_sep_lower",
             "log3_sep_upper", "lower_vacuous", "notes", "aspect_ratio", "tp_sizes", "kv_heads", "ffn"} <= set(record["candidates"][0])
-    assert max(c["depth"] for c in record["candidates"]) > record["rule"]["empirical_depth"]
+    # the valid shape nearest the fit's 40.2 layers is 35x1536 (8-way widths step by 512 at 1B); none deeper is listed
+    assert max(c["depth"] for c in record["candidates"]) == record["recommended"]["depth"] == 35
 
 
 @pytest.mark.parametrize("budget", ["1e9", "1_000_000_000", "1000M", "1B", "1b", "0.001T", "1000000K", " 1e9 "])
@@ -83,7 +85,7 @@ def test_plan_flops_and_tokens_say_their_source():
 def test_plan_table_shows_the_key_numbers():
     out = run(["plan", "--params", "1e9", "--explain"])
     assert out.code == 0 and out.stderr == ""
-    for text in ("minimal depth", "7.390", "3,200", "3,227.5", "50", "40.2", "1,439", "Candidate shapes",
+    for text in ("minimal depth", "7.390", "8x3200x50", "3,227.5", "50", "40.2", "1,439", "Candidate shapes",
                  "depth-inefficient", "Kaplan"):
         assert text in out.stdout, text
 

@@ -310,7 +310,7 @@ def test_a_signal_at_any_point_of_a_run(tmp_path, signum):
         code, out, err = signalled(["plan", "--params", "1e9", "--format", "json"], signum, delay, tmp_path)
         assert code in (0, EXIT[signum]) and err == "", (delay, code, err)
         if out:  # the answer was written before the signal came: all of it, never a part
-            assert json.loads(out)[0]["budget"] == 10**9
+            assert json.loads(out)[0]["budget"]["value"] == 10**9
         else:
             assert code == EXIT[signum]
 

@@ -6,6 +6,7 @@ which plan_many does not compute): every column must equal the scalar record's f
 refusal must carry the scalar InputError's text. A few checks also use formulas written here.
 """
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -35,11 +36,19 @@ def scalar(budget, opts):
     try:
         p = plan(budget, opts)
     except InputError:
-        try:  # plan() refuses for the rule's shape too: the threshold rule's own steps decide here
+        try:
             theory = theory_for(budget, opts.spending)
+        except InputError as err:
+            return None, str(err)
+        try:  # plan() refuses for the rule's shape too: the threshold rule's own steps decide here
             snapped = planned_shape(budget, opts.spending, opts.constraints, theory)
         except InputError as threshold_err:
-            return None, str(threshold_err)
+            if opts.constraints.shard_from is None:
+                return None, str(threshold_err)
+            try:  # as plan() and plan_many: once more without the 8-way rule
+                snapped = planned_shape(budget, opts.spending, replace(opts.constraints, shard_from=None), theory)
+            except InputError as again:
+                return None, str(again)
         arch = snapped.arch
         embedding = params_embedding(arch)
         return dict(min_depth=theory.min_depth, min_depth_exact=theory.min_depth_exact, width_exact=theory.width_exact,

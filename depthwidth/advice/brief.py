@@ -26,26 +26,17 @@ def brief_columns(budgets: list[int], options, source: str) -> dict[str, list]:
     from .plan_columns import plan_many
 
     columns = plan_many(budgets, options)
-    failed = [row for row, error in enumerate(columns.error.tolist()) if error is not None]
-    retried = None
-    if failed and options.constraints.shard_from is not None:  # as ``planner.plan``: again without the 8-way rule
-        from dataclasses import replace
+    for row, error in enumerate(columns.error.tolist()):
+        if error is not None:  # the scalar planner's own line, "bad budget '1e+40': ...", rebuilt as its error
+            import re
 
-        unsharded = replace(options, constraints=replace(options.constraints, shard_from=None))
-        retried = brief_columns([budgets[row] for row in failed], unsharded, source)
-    elif failed:  # the scalar planner's own line, "bad budget '1e+40': ...", rebuilt as its error
-        import re
-
-        what, value, accepted = re.match(r"bad (.+?) '(.*?)': (.*)", columns.error.tolist()[failed[0]], re.S).groups()
-        raise InputError(what, value, accepted)
+            what, value, accepted = re.match(r"bad (.+?) '(.*?)': (.*)", error, re.S).groups()
+            raise InputError(what, value, accepted)
     n = len(budgets)
     depth, width = columns.min_depth.tolist(), columns.width.tolist()
     listed = lambda values: values.tolist() if hasattr(values, "tolist") else list(values)
     out = {name: listed(getattr(columns, name)) for name in FIELDS if hasattr(columns, name) and name != "budget_count"}
     out.update(budget_source=[source] * n, arch=[options.spending.arch] * n, budget_count=[columns.budget_count] * n,
                params_12Ld2=[12 * L * w * w for L, w in zip(depth, width)], regime=columns.regime,
-               tp_sizes=[None if t is None else tuple(t) for t in out["tp_sizes"]])  # None: a row retried below
-    for k, row in enumerate(failed if retried else ()):
-        for name in FIELDS:
-            out[name][row] = retried[name][k]
+               tp_sizes=[tuple(t) for t in out["tp_sizes"]])
     return {name: out[name] for name in FIELDS}

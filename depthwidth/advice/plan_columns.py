@@ -92,8 +92,31 @@ def plan_many(budgets: Sequence[int], options: PlanOptions | None = None) -> Pla
     for i, b in enumerate(values):  # the preset's published size of each budget (presets.Preset.sizes)
         groups.setdefault(size_index(b), []).append(i)
     if len(groups) > 1:
-        return _merged(values, [([values[i] for i in rows], rows) for rows in groups.values()], options)
-    return _one_size(values, options)
+        columns = _merged(values, [([values[i] for i in rows], rows) for rows in groups.values()], options)
+    else:
+        columns = _one_size(values, options)
+    return _unsharded_retry(values, columns, options)
+
+
+def _unsharded_retry(values: list[int], columns: PlanColumns, options: PlanOptions) -> PlanColumns:
+    """The refused rows planned again without the 8-way rule (``Constraints.shard_from``), as ``planner.plan``
+    does; a row refused again keeps that refusal."""
+    import numpy as np
+    from dataclasses import replace
+
+    failed = np.flatnonzero(columns.error != None).tolist()  # noqa: E711 - element-wise
+    if not failed or options.constraints.shard_from is None:
+        return columns
+    try:
+        retried = plan_many([values[i] for i in failed], replace(options, constraints=replace(options.constraints, shard_from=None)))
+    except InputError:  # refused for every retried row at once (each too large): the rows keep their refusals
+        return columns
+    out = {"budget_count": columns.budget_count}
+    for name in (f.name for f in fields(PlanColumns) if f.name != "budget_count"):
+        mine, again = getattr(columns, name), getattr(retried, name)
+        out[name] = mine.copy() if mine.dtype == again.dtype else mine.astype(object)
+        out[name][failed] = again
+    return PlanColumns(**out)
 
 
 def _one_size(values: list[int], options: PlanOptions) -> PlanColumns:
