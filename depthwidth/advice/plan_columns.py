@@ -102,13 +102,12 @@ def _unsharded_retry(values: list[int], columns: PlanColumns, options: PlanOptio
     """The refused rows planned again without the 8-way rule (``Constraints.shard_from``), as ``planner.plan``
     does; a row refused again keeps that refusal."""
     import numpy as np
-    from dataclasses import replace
 
     failed = np.flatnonzero(columns.error != None).tolist()  # noqa: E711 - element-wise
     if not failed or options.constraints.shard_from is None:
         return columns
     try:
-        retried = plan_many([values[i] for i in failed], replace(options, constraints=replace(options.constraints, shard_from=None)))
+        retried = plan_many([values[i] for i in failed], options.without_shard_rule())
     except InputError:  # refused for every retried row at once (each too large): the rows keep their refusals
         return columns
     out = {"budget_count": columns.budget_count}

@@ -57,6 +57,11 @@ class PlanOptions:
         # one context: a learned position table (GPT-2's wpe) has the plan's context rows in every shape
         object.__setattr__(self, "spending", self.spending.at_context(self.context))
 
+    def without_shard_rule(self) -> "PlanOptions":
+        """These options with no 8-way rule (``Constraints.shard_from`` None): what ``plan`` and
+        ``plan_columns.plan_many`` fall back to when the rule leaves no shape near the budget."""
+        return replace(self, constraints=replace(self.constraints, shard_from=None))
+
     def at_budget(self, budget: float) -> "PlanOptions":
         """These options with the block the preset's family publishes at ``budget`` (``Spending.at_budget``)."""
         spending = self.spending.at_budget(budget)
@@ -90,20 +95,16 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
     options = options or PlanOptions()
     kv = dict(options.spending.overrides).get("kv_heads")
     if options.constraints.shard_from is not None and kv is not None and kv % SHARD_TP and SHARD_TP % kv:
-        return _with_shard_warning(_plan(budget, _unsharded(options), budget_source, tokens),
+        return _with_shard_warning(_plan(budget, options.without_shard_rule(), budget_source, tokens),
                                    f"--kv-heads {kv} cannot split {SHARD_TP} ways by tensor parallelism: the shapes keep it")
     try:
         return _plan(budget, options, budget_source, tokens)
     except InputError:
         if options.constraints.shard_from is None:
             raise
-        unsharded = _plan(budget, _unsharded(options), budget_source, tokens)  # refused again: that line
+        unsharded = _plan(budget, options.without_shard_rule(), budget_source, tokens)  # refused again: that line
         return _with_shard_warning(unsharded, f"no {options.spending.arch} shape near {budget:.3g} parameters splits "
                                               f"{SHARD_TP} ways by tensor parallelism: the shapes listed may not")
-
-
-def _unsharded(options: PlanOptions) -> PlanOptions:
-    return replace(options, constraints=replace(options.constraints, shard_from=None))
 
 
 def _with_shard_warning(p: Plan, warning: str) -> Plan:
