@@ -41,7 +41,7 @@ def golden_embedding(row: dict) -> int | None:
 
 def measure(rows: list[dict]) -> tuple[dict, dict]:
     """(counts, the model types behind each count) of the module docstring."""
-    from depthwidth.errors import InputError
+    from depthwidth.core.errors import InputError
     from depthwidth.hf.config import inspect_config
 
     names: dict[str, list[str]] = defaultdict(list)

@@ -79,7 +79,7 @@ def _arch(row):
 def _step(row, fixed, efficiency):
     """(step seconds, layout) of the row's run with these layout fields fixed (the rest searched)."""
     from depthwidth.arch.hardware import accelerator
-    from depthwidth.cost.layout import search
+    from depthwidth.cost.perf.layout import search
 
     layout, rates, _, _, _ = search(_arch(row), accelerator(row["gpu"]), row["gpus"], row["seq_len"], row["global_batch"],
                                     fixed, row["attention"], row["overlap"], math.inf, count=False,
@@ -90,7 +90,7 @@ def _step(row, fixed, efficiency):
 def step_line(row) -> tuple[float, float]:
     """(a, b): the row's predicted step is a + b / efficiency, in the layout the search picks for it (the
     published fields fixed) at the shipped efficiency."""
-    from depthwidth.cost.perf import STEP_EFFICIENCY
+    from depthwidth.cost.perf.step import STEP_EFFICIENCY
 
     fixed = {k: row[k] for k in FIXED if row.get(k) is not None}
     at_shipped, layout = _step(row, fixed, STEP_EFFICIENCY)
@@ -110,7 +110,7 @@ def error(line, row, efficiency) -> float:
 
 def summary(errors) -> dict:
     """n, median |error| and 90th percentile |error| (linear between order statistics), max |error|."""
-    from depthwidth.cost.calibration import percentile
+    from depthwidth.cost.perf.calibration import percentile
 
     e = [abs(x) for x in errors]
     return {"n": len(e), "median": statistics.median(e), "p90": percentile(e, 0.9), "max": max(e)}
@@ -139,7 +139,7 @@ def report(rows) -> dict:
     """Every table of the module docstring: {label: summary} per way, with "all" over every row. The
     calibrated ways group a source's runs by accelerator too: a profile holds for the accelerator it
     was measured on (``loop/profiles.py``)."""
-    from depthwidth.cost.perf import STEP_EFFICIENCY
+    from depthwidth.cost.perf.step import STEP_EFFICIENCY
 
     lines = [step_line(r) for r in rows]
     labels = [source(r) for r in rows]

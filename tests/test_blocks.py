@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from depthwidth.arch import blocks
 from depthwidth.arch.blocks import Architecture, flops_per_token, kv_bytes_per_token, params_active, params_embedding, params_nonembedding
 from depthwidth.arch.presets import PRESETS, ffn_size, preset
-from depthwidth.errors import InputError
+from depthwidth.core.errors import InputError
 
 
 @settings(max_examples=200, deadline=None)

@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from depthwidth.errors import InputError
+from depthwidth.core.errors import InputError
 
 from conftest import assert_bad_input, parse_csv, parse_json
 from depthwidth.advice.brief import FIELDS, PlanBrief, brief_columns

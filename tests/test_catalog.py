@@ -5,7 +5,7 @@ import json
 import pytest
 
 from depthwidth.arch.catalog import CATALOG_PATH, SORT_KEYS, Model, filter_models, load_models, lookup, sort_models
-from depthwidth.errors import InputError
+from depthwidth.core.errors import InputError
 from depthwidth.theory.shapes import Shape
 
 # The reference card's "Published architectures" list, verbatim: name -> (depth, width, heads).

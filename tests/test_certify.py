@@ -12,7 +12,7 @@ import pytest
 
 from depthwidth.theory.certify import DEFAULT_PRIME, certify
 from depthwidth.theory.gridrank import draw, grid_matrix, matmul_mod, rank_mod
-from depthwidth.errors import InputError
+from depthwidth.core.errors import InputError
 from tests.test_cli import parse_json, run
 
 P = DEFAULT_PRIME

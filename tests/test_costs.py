@@ -32,7 +32,7 @@ from depthwidth.arch import blocks, presets
 from depthwidth.cost import run as costs
 from depthwidth.arch.blocks import Architecture
 from depthwidth.cost.run import RunSpec, run_costs
-from depthwidth.errors import InputError
+from depthwidth.core.errors import InputError
 
 CHINCHILLA = Architecture(80, 8192, 64, 64, 128, 32768, False, vocab=32000, tied=False)
 LLAMA3_405B = Architecture(126, 16384, 128, 8, 128, 53248, True, vocab=128256, tied=False)

@@ -65,7 +65,8 @@ def test_mkdocs_builds_strict(tmp_path):
 # fields (`run.gpus`, `compare.deep`) and file names (`rules.py`, `config.json`) are not module references.
 
 FORMER = {"costs", "hfconfig", "hffamilies", "hffiles", "hflayers", "hfread", "planfield", "planvec", "recommend", "render",
-          "screens", "shape_record", "spell", "tablewidth", "threshold_columns", "trainformats", "profilemodel", "guard", "exact"}
+          "screens", "shape_record", "spell", "tablewidth", "threshold_columns", "trainformats", "profilemodel", "guard", "exact",
+          "rule_type", "rule_table", "rulefile", "rulemodels", "rulelaw", "user_rules"}
 JSON_PATHS = {"run", "compare", "loss", "serve", "threshold", "budget", "band", "setup", "rule", "loss_model", "recommended",
               "candidates"}  # the roots of the nested records' dotted field paths (docs/json.md), not modules
 BACKTICKED = r"`{1,2}((?:depthwidth\.)?[a-z_][a-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)(?:\(\))?`{1,2}"

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from depthwidth.errors import InputError
+from depthwidth.core.errors import InputError
 from conftest import Outcome, all_numbers_finite, assert_bad_input, assert_finite_json_text, parse_json, run, run_sub  # noqa: F401
 
 LONG = 10**5

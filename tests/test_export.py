@@ -22,9 +22,9 @@ from depthwidth.arch import blocks
 
 from depthwidth.loop import export
 
-from depthwidth import staging
+from depthwidth.core import staging
 from depthwidth.arch.presets import preset
-from depthwidth.errors import EnvironmentFailure, InputError
+from depthwidth.core.errors import EnvironmentFailure, InputError
 from depthwidth.arch.hardware import Constraints
 from depthwidth.advice.planner import PlanOptions, Spending, plan
 from conftest import run
@@ -241,7 +241,7 @@ KILL_SCRIPT = """
 import os, signal, sys
 signal.signal(signal.SIGINT, signal.default_int_handler)  # a background job inherits SIGINT ignored (bash: `&`)
 from depthwidth.loop import export
-from depthwidth import staging
+from depthwidth.core import staging
 count = []
 def counting_fill(root, files):  # staging._fill, sending the signal after the N-th file
     for relative, data in files.items():

@@ -26,7 +26,7 @@ from depthwidth.loop import export
 
 from depthwidth.advice import planner
 from depthwidth.arch.blocks import Architecture  # noqa: E402
-from depthwidth.errors import InputError  # noqa: E402
+from depthwidth.core.errors import InputError  # noqa: E402
 from conftest import run  # noqa: E402
 
 HF_FORMATS = ("hf-llama", "hf-mistral", "hf-qwen2", "hf-gpt2", "hf-mixtral")

@@ -18,7 +18,7 @@ from scipy.optimize import brentq
 from typer.testing import CliRunner
 
 from depthwidth.cli import app
-from depthwidth.errors import InputError
+from depthwidth.core.errors import InputError
 from depthwidth.loop.fit import Run, fit_group, fit_results
 from depthwidth.loop.results import records_of, to_runs
 
@@ -26,7 +26,7 @@ from depthwidth.loop.results import records_of, to_runs
 def parse_results(text, source="results.csv", group_by="params"):
     """Runs from the text of a results file, as ``results.load_runs`` reads one."""
     return to_runs(records_of(text, source), source, group_by, "loss")
-from depthwidth.advice.rulefile import Source, parse_rule, read_rule_file
+from depthwidth.advice.rules.file import Source, parse_rule, read_rule_file
 
 ROOT = Path(__file__).resolve().parents[1]
 SWEEP_HEADER = ("id,depth,width,heads,kv_heads,head_dim,ffn,gated,params,params_active,params_deviation,regime,"
@@ -302,7 +302,7 @@ def test_rule_file_rejects_nan_bad_json_and_missing_file(tmp_path):
 
 
 def test_rulefile_imports_neither_numpy_nor_scipy():
-    code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); import depthwidth.advice.rulefile; "
+    code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); import depthwidth.advice.rules.file; "
             "print(sorted({m.partition('.')[0] for m in sys.modules} & {'numpy', 'scipy'}))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
@@ -511,7 +511,7 @@ def _power_rule(**power) -> dict:
 def test_fitted_depth_of_a_power_rule_with_its_interval():
     """L = depth_k·N^beta; with the covariance (v_c, v_cb, v_b) of (ln L at the pivot, beta) the 95%
     interval is L·exp(±1.96·sqrt(v_c + 2·x·v_cb + x²·v_b)), x = ln N - pivot."""
-    from depthwidth.advice.rulelaw import fitted_depth
+    from depthwidth.advice.rules.law import fitted_depth
 
     pivot, cov = math.log(1e8), [[0.01, 0.001], [0.001, 0.0004]]
     rule = parse_rule(json.dumps(_power_rule(depth_covariance=cov, depth_pivot=pivot)))
@@ -529,7 +529,7 @@ def test_fitted_depth_of_a_power_rule_with_its_interval():
 
 
 def test_fitted_depth_of_a_levine_rule_solves_the_crossing():
-    from depthwidth.advice.rulelaw import fitted_depth
+    from depthwidth.advice.rules.law import fitted_depth
 
     rule = parse_rule(json.dumps(_valid_rule()))  # ln d = 5 + 0.05·L, intervals a 4.9-5.1, b 0.04-0.06
     shown = fitted_depth(rule, 1e9)
@@ -548,7 +548,7 @@ def test_absurd_rules_are_refused_not_clamped():
 
 def test_clamped_depth_is_flagged():
     """A plausible law over its fitted sizes can still leave 1..10^4 far outside them."""
-    from depthwidth.advice.rulelaw import fitted_depth
+    from depthwidth.advice.rules.law import fitted_depth
 
     rule = parse_rule(json.dumps(_power_rule(depth_beta=0.6, depth_k=1e-4, beta_interval=[0.55, 0.65])))
     shown = fitted_depth(rule, 1e15)  # 1e-4·1e15^0.6 = 1e5 layers
@@ -557,7 +557,7 @@ def test_clamped_depth_is_flagged():
 
 def test_plan_without_a_rule_file_imports_no_pydantic_rulefile():
     code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); from depthwidth.advice.planner import plan; plan(10**9); "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic' or m.endswith(('rulefile', 'rulemodels'))))")
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic' or m.endswith(('rules.file', 'rules.filemodels'))))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
 
@@ -576,7 +576,7 @@ def test_devices_are_refused_at_once(args):
 def test_fifos_directories_and_oversize_files(tmp_path):
     import os
 
-    from depthwidth import userfile
+    from depthwidth.core import userfile
 
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)

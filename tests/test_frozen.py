@@ -7,7 +7,7 @@ from dataclasses import FrozenInstanceError, field
 
 import pytest
 
-from depthwidth.theory.frozen import frozen, frozen_class
+from depthwidth.core.frozen import frozen, frozen_class
 
 
 def twins(body: dict, annotations: dict, post_init=None):

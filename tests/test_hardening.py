@@ -177,7 +177,7 @@ def test_a_bad_argument_equal_to_no_stdin_line_has_no_line_number():
 
 def test_no_suggestions_for_a_huge_name():
     from depthwidth.arch.catalog import lookup
-    from depthwidth.errors import InputError
+    from depthwidth.core.errors import InputError
 
     name = "bert-base" + "q" * 30_000_000
     tracemalloc.start()

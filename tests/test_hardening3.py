@@ -74,12 +74,12 @@ def test_stdin_from_dev_zero_stops_at_the_one_limit(args):
     with open("/dev/zero", "rb") as zero:
         done = bounded(args, timeout=30, stdin=zero)
     assert done.returncode == 2 and done.stdout == b""
-    from depthwidth.userfile import MAX_BYTES
+    from depthwidth.core.userfile import MAX_BYTES
     assert f"larger than {MAX_BYTES // 2**20} MiB (the limit for every file depthwidth reads)" in one_error_line(done.stderr)
 
 
 def test_config_over_the_limit_has_the_shared_message(tmp_path):
-    from depthwidth.userfile import MAX_BYTES
+    from depthwidth.core.userfile import MAX_BYTES
     big = tmp_path / "config.json"
     with open(big, "wb") as file:
         file.truncate(MAX_BYTES + 1)  # sparse: no disk used

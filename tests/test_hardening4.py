@@ -287,7 +287,7 @@ def test_compare_says_when_deep_is_the_shallower():
 LATE_SIGNAL = """
 import os, signal, sys
 signal.signal(signal.SIGINT, signal.default_int_handler)  # a background job inherits SIGINT ignored (bash: `&`)
-from depthwidth import staging
+from depthwidth.core import staging
 from depthwidth.loop import export
 where = sys.argv[1]
 if where == "rename":  # during the final rename (signals blocked): pending when the export is complete

@@ -48,7 +48,7 @@ def test_cost_table_shows_the_figures_its_json_holds():
 
 def test_a_figure_past_the_float_range_is_null_with_its_reason():
     """predict's guard: inf, NaN or an underflow to 0 becomes null and a note names the fields."""
-    from depthwidth.cost.predict import overflowed
+    from depthwidth.cost.perf.predict import overflowed
 
     record = {"train_days": math.inf, "tokens_per_second": 0.0, "step_seconds": 2.0, "train_gpu_hours": math.nan}
     notes = overflowed(record)
@@ -291,8 +291,8 @@ def test_standard_input_is_spelled_one_way():
     assert "<stdin>" not in line
     r = first(parse_json(run(["inspect", "-", "--format", "json"], input=open(LLAMA_7B).read())))
     assert r["source"] == "standard input"
-    from depthwidth.errors import InputError
-    from depthwidth.userfile import read_bytes
+    from depthwidth.core.errors import InputError
+    from depthwidth.core.userfile import read_bytes
 
     with pytest.raises(InputError, match="bad config 'standard input': larger than"):
         read_bytes("-", "config", limit=10, stdin=io.BytesIO(b"x" * 20))

@@ -169,7 +169,7 @@ def test_equiv_records_carry_the_deep_networks_tp_sizes():
 # Expected figures are the vendors' datasheets as cited in each row (dense = half the "with
 # sparsity" figure NVIDIA prints); the test holds them apart from the table it checks.
 
-from depthwidth.errors import InputError  # noqa: E402
+from depthwidth.core.errors import InputError  # noqa: E402
 from depthwidth.arch.hardware import ACCELERATORS, accelerator  # noqa: E402
 
 DATASHEETS = {  # name: (dense BF16 FLOP/s, dense FP8 FLOP/s or None, HBM bytes, HBM bytes/s)

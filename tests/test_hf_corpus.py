@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from depthwidth.errors import InputError
+from depthwidth.core.errors import InputError
 from depthwidth.hf.config import EXPECTED, inspect_config
 
 GOLDEN = Path(__file__).parent / "golden" / "hf_counts.json"

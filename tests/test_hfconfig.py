@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from depthwidth.arch.catalog import lookup
-from depthwidth.errors import InputError
+from depthwidth.core.errors import InputError
 from depthwidth.hf.config import (
     MAX_CONFIG_BYTES,
     ConfigModel,

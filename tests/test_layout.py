@@ -16,8 +16,8 @@ MAX_LINES = 400
 MATHEMATICS = ("depthwidth.theory.separation", "depthwidth.theory.solver", "depthwidth.theory.comparison", "depthwidth.theory.exact",
                "depthwidth.theory.certify", "depthwidth.theory.gridrank", "depthwidth.theory.primes")
 # what the mathematics may import: other mathematics, the shape type, the error type and the record decorator
-MATHEMATICS_MAY_IMPORT = set(MATHEMATICS) | {"depthwidth.theory", "depthwidth.theory.shapes", "depthwidth.errors",
-                                             "depthwidth.theory.frozen", "depthwidth.theory.num"}
+MATHEMATICS_MAY_IMPORT = set(MATHEMATICS) | {"depthwidth.theory", "depthwidth.theory.shapes", "depthwidth.core.errors",
+                                             "depthwidth.core.frozen", "depthwidth.core.num"}
 TYPER_PRIVATE = ("typer._", "_runtime_param", "typer.main._", "click._", "RuntimeParam", "typer.core", "TyperGroup", "parse_args(")
 TYPER_COMPAT = PACKAGE / "cli" / "_typer_compat.py"
 

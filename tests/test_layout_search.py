@@ -11,8 +11,8 @@ import pytest
 
 from depthwidth.arch.hardware import accelerator
 from depthwidth.arch.presets import preset
-from depthwidth.cost import layout as L
-from depthwidth.theory.num import Scalars, lib
+from depthwidth.cost.perf import layout as L
+from depthwidth.core.num import Scalars, lib
 
 SHAPES = [("vanilla", 20, 2048), ("vanilla", 6, 512), ("gpt2", 48, 1600), ("llama", 32, 4096), ("llama", 80, 8192),
           ("mistral", 24, 3072), ("qwen2", 28, 1536), ("gemma", 18, 2048), ("mixtral", 16, 2048), ("deepseek", 12, 1120)]
@@ -111,7 +111,7 @@ def test_search_without_counting_gives_the_same_layout(family, depth, width):
 
 @pytest.mark.parametrize("gpu", ["h100", "a100-40gb", "mi300x", "tpu-v5p"])
 def test_gemm_floor_is_below_the_timed_product_and_proportional_to_m_and_batch(gpu):
-    from depthwidth.cost.perf import gemm_floor, gemm_seconds
+    from depthwidth.cost.perf.step import gemm_floor, gemm_seconds
 
     hw = accelerator(gpu)
     for m in (0.5, 1, 7, 100, 128, 129, 2048, 3000, 65536):
@@ -127,7 +127,7 @@ def test_gemm_floor_is_below_the_timed_product_and_proportional_to_m_and_batch(g
 @pytest.mark.parametrize("family,depth,width", SHAPES)
 @pytest.mark.parametrize("tp,cp", [(1, 1), (2, 1), (8, 1), (2, 4)])
 def test_the_layer_floor_grows_as_the_micro_batch_and_stays_below_the_layer(family, depth, width, tp, cp):
-    from depthwidth.cost.perf import Layout, gemm_floor, layer_forward
+    from depthwidth.cost.perf.step import Layout, gemm_floor, layer_forward
 
     arch = preset(family).architecture(depth, width)
     hw, context = accelerator("h100"), 4096

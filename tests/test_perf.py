@@ -16,9 +16,9 @@ from conftest import assert_bad_input, parse_json
 
 from depthwidth.arch.blocks import Architecture
 from depthwidth.arch.hardware import accelerator
-from depthwidth.cost import comm
-from depthwidth.cost.layout import search
-from depthwidth.cost.perf import RECOMPUTE_CODE, Layout, gemm_seconds, train_step
+from depthwidth.cost.perf import comm
+from depthwidth.cost.perf.layout import search
+from depthwidth.cost.perf.step import RECOMPUTE_CODE, Layout, gemm_seconds, train_step
 
 ROWS = json.loads((pathlib.Path(__file__).parent / "data" / "published_runs.json").read_text())
 
@@ -221,7 +221,7 @@ def test_a_flash_step_costs_its_backward_at_two_and_a_half_forwards_and_the_loss
     once and backward at 2x, but a flash kernel's backward is 2.5x its forward (flash-attention's benchmark counts 5
     products to the forward's 2); the head's three products and the loss over its logits in fp32, 28 bytes a logit
     (upcast 2+4, softmax 4+4, its backward 4+4, downcast 4+2), all over the stack's efficiency 0.82."""
-    from depthwidth.cost.perf import layer_forward
+    from depthwidth.cost.perf.step import layer_forward
 
     arch = Architecture(12, 768, 12, 12, 64, 3072, False, vocab=50304, family="published")
     hw = accelerator("a100-80gb")

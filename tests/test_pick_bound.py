@@ -11,7 +11,7 @@ from conftest import run
 from depthwidth.advice import pick
 from depthwidth.arch.hardware import accelerator
 from depthwidth.arch.presets import preset
-from depthwidth.cost import layout as L
+from depthwidth.cost.perf import layout as L
 
 PLANS = [["--params", "1e9"], ["--params", "1e9", "--prefer", "train"], ["--params", "3e8", "--arch", "llama", "--gpus", "8"],
          ["--params", "7e9", "--arch", "llama", "--tokens", "2e12", "--gpus", "512"], ["--params", "2e10", "--arch", "llama", "--gpus", "64"],

@@ -13,7 +13,7 @@ import pytest
 
 from depthwidth.arch.blocks import flops_per_token, kv_bytes_per_token, params_active, params_embedding, params_nonembedding
 from depthwidth.arch.presets import preset
-from depthwidth.errors import InputError
+from depthwidth.core.errors import InputError
 from depthwidth.arch.hardware import Constraints, tp_sizes
 from depthwidth.advice.planner import PlanOptions, Spending, plan, planned_shape, theory_for
 from depthwidth.advice.plan_columns import plan_many, rule_refusals

@@ -184,7 +184,7 @@ def test_compare_and_inspect_records_carry_costs():
 
 
 def test_plan_rules_lists_every_rule_and_the_consensus():
-    from depthwidth.advice.rules import REGISTRY
+    from depthwidth.advice.rules.builtin import REGISTRY
 
     out = run(["plan", "--params", "7e9", "--arch", "llama", "--rules", "--format", "json"])
     rows = {r["rule"]: r for r in json.loads(out.stdout)}

@@ -136,7 +136,7 @@ def test_many_budgets_in_one_run_give_each_budget_its_own_answer(part):
     the reuse is between budgets of nearby widths), and one test of 50 took 11-19 s."""
     import random
 
-    from depthwidth.cost import layout
+    from depthwidth.cost.perf import layout
 
     rng = random.Random(29)
     budgets = [f"{10 ** rng.uniform(6, 13):.6g}" for _ in range(200)][part * 25:(part + 1) * 25]

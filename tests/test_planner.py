@@ -5,10 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from depthwidth.budgets import params_from_flops, params_from_tokens
-from depthwidth.errors import InputError
+from depthwidth.core.budgets import params_from_flops, params_from_tokens
+from depthwidth.core.errors import InputError
 from depthwidth.advice.planner import PlanOptions, candidate_depths, plan
-from depthwidth.advice.rules import empirical_optimum
+from depthwidth.advice.rules.builtin import empirical_optimum
 
 LEVINE = PlanOptions(rule="levine-fit")  # the 0.2 default rule, still selectable with --rule levine-fit
 from depthwidth.theory.separation import compare_pow3, lambert_w, min_depth, min_depth_exact, width_for

@@ -10,8 +10,8 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from depthwidth.errors import InputError
-from depthwidth.advice.rules import empirical_optimum
+from depthwidth.core.errors import InputError
+from depthwidth.advice.rules.builtin import empirical_optimum
 from depthwidth.theory.separation import min_depth_exact, width_for
 from depthwidth.output.plot import DEFAULT_BUDGETS, DEFAULT_MODELS, DPI, phase_figure, require_matplotlib, save_figure
 from depthwidth.output.plot_bounds import bounds_figure

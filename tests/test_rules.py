@@ -11,9 +11,9 @@ import math
 import pytest
 from scipy.special import lambertw
 
-from depthwidth.errors import InputError
-from depthwidth.advice.rules import GUARD, KINDS, REGISTRY, THEORY, get_rule, guard_messages, shape_positions
-from depthwidth.advice.user_rules import rule_from_file
+from depthwidth.core.errors import InputError
+from depthwidth.advice.rules.builtin import GUARD, KINDS, REGISTRY, THEORY, get_rule, guard_messages, shape_positions
+from depthwidth.advice.rules.user import rule_from_file
 
 from conftest import assert_finite_json_text, run
 
@@ -376,7 +376,7 @@ def test_guards_never_warn_on_second_hand_constants():
 
 
 def test_a_verified_guard_warns_only_inside_its_range(monkeypatch):
-    import depthwidth.advice.rules as rules
+    import depthwidth.advice.rules.builtin as rules
 
     guard = rules.Rule(
         name="test-guard", kind=GUARD, formula="L_max = d/100", constants={"low": rules.Constant(100.0, "test", True)},

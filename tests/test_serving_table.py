@@ -19,7 +19,7 @@ from depthwidth.arch.hardware import ACCELERATORS, accelerator
 from depthwidth.cost import serve
 from depthwidth.cost.serve_calibrate import (ServingMeasurement, efficiency_from_options, fit_efficiency,
                                              parse_serving_log, row_measurement, row_prediction)
-from depthwidth.errors import InputError
+from depthwidth.core.errors import InputError
 
 TABLE = Path(__file__).parent / "data" / "published_serving.json"
 DECODE, TTFT = "output_tokens_per_second", "time_to_first_token"

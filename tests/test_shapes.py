@@ -1,8 +1,8 @@
 """Shape and budget parsing: what is accepted and what each bad input is told."""
 import pytest
 
-from depthwidth.budgets import parse_flops, parse_params, parse_tokens
-from depthwidth.errors import InputError
+from depthwidth.core.budgets import parse_flops, parse_params, parse_tokens
+from depthwidth.core.errors import InputError
 from depthwidth.arch.catalog import resolve_shape
 from depthwidth.theory.shapes import default_heads, params, parse_shape
 
@@ -66,7 +66,7 @@ def test_whole_accepts_integral_values(value, expected):
 
 @pytest.mark.parametrize("value", [768.5, True, "768", None, float("nan")])
 def test_whole_refuses_the_rest_without_truncating(value):
-    from depthwidth.errors import InputError
+    from depthwidth.core.errors import InputError
     from depthwidth.theory.shapes import whole
 
     with pytest.raises(InputError, match="expected a whole number"):
@@ -74,7 +74,7 @@ def test_whole_refuses_the_rest_without_truncating(value):
 
 
 def test_whole_range():
-    from depthwidth.errors import InputError
+    from depthwidth.core.errors import InputError
     from depthwidth.theory.shapes import whole
 
     assert whole(2, "width", lowest=2, highest=3) == 2

@@ -101,8 +101,8 @@ MODELED = {
 @pytest.mark.parametrize("argv", MODELED.values(), ids=MODELED.keys())
 @pytest.mark.parametrize("fmt", ["table", "json", "csv"])
 def test_performance_model_loads_no_numpy_scipy_or_pydantic(argv, fmt):
-    """The performance model times one shape's layouts on plain numbers (cost/layout.py ``search``,
-    theory/num.py): the default plan and `cost` load no NumPy (cold start, issues 30 and 32)."""
+    """The performance model times one shape's layouts on plain numbers (cost/perf/layout.py ``search``,
+    core/num.py): the default plan and `cost` load no NumPy (cold start, issues 30 and 32)."""
     assert not cli_modules(argv + ["--format", fmt]) & HEAVY
 
 

@@ -24,7 +24,7 @@ from depthwidth.advice.planner import PlanOptions, Spending, planned_shape, theo
 from depthwidth.arch.hardware import Constraints, width_step
 from depthwidth.arch.snapping import shardability, valid_arch
 from depthwidth.arch.spending import quadratic
-from depthwidth.errors import InputError
+from depthwidth.core.errors import InputError
 
 LN3 = math.log(3)
 PRESETS = ["vanilla", "gpt2", "llama", "mistral", "qwen2", "gemma", "mixtral", "deepseek"]

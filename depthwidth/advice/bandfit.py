@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 
-from ..theory.frozen import frozen
+from ..core.frozen import frozen
 
 KERNEL_SCALE = math.log(2.0)  # a published model's weight falls to exp(-1/2) at a factor of 2 in size
 

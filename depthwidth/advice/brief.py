@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .planner import PlanBrief
 
 

@@ -10,7 +10,7 @@ project computed itself: where the source states a rule but no number, the row i
 from __future__ import annotations
 
 import math
-from ..theory.frozen import frozen
+from ..core.frozen import frozen
 
 REPRODUCED = "reproduced"
 DIFFERS = "differs"
@@ -53,7 +53,7 @@ def _width_text(log10_width: float) -> str:
 
 def _levine_fit() -> tuple[float, float]:
     """The NeurIPS fit's constants from their one home (rules.py)."""
-    from .rules import REGISTRY
+    from .rules.builtin import REGISTRY
 
     constants = REGISTRY["levine-fit"].constants
     return constants["a"].value, constants["b"].value
@@ -61,7 +61,7 @@ def _levine_fit() -> tuple[float, float]:
 
 def claims() -> list[Claim]:
     """Every claim, recomputed now."""
-    from .rules import empirical_optimum
+    from .rules.builtin import empirical_optimum
     from ..theory.separation import min_depth, min_depth_exact
     from ..theory.solver import replicate_width
     from ..theory.separation import EFFICIENT, LOG3_2, bounds, regime, threshold_depth

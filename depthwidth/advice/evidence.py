@@ -26,9 +26,9 @@ from functools import lru_cache
 
 from . import published
 from .bandfit import Spread, fit_spread, log_kernel_weight, weighted_centre
-from .rule_type import _crossing
-from .rules import FIT, PRACTICE, REGISTRY, loglog_fit
-from ..theory.frozen import frozen
+from .rules.record import _crossing
+from .rules.builtin import FIT, PRACTICE, REGISTRY, loglog_fit
+from ..core.frozen import frozen
 
 SIMILAR_SIZE = 2.0  # catalogue models within this factor of the budget (in 12·L·d²) count as similar
 COVER = 0.85  # the band's target: the share of published models' depths it holds, by conformal prediction

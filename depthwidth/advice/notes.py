@@ -1,6 +1,6 @@
 """The warnings and notes of a plan: what the threshold rule says, how the recommendation was made
 (the evidence band and its pick, or the chosen rule), what the snapping cost, what the guards say
-(``rules.guard_messages``: warnings only inside their range with verified constants) and what was
+(``rules.builtin.guard_messages``: warnings only inside their range with verified constants) and what was
 assumed about the training run. Pure: strings from the planner's values."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ def advice(budget, options, theory, planned, recommended, optimum, rule, candida
     """(warnings, notes) of a plan. Warnings: a shape off the budget by more than the tolerance, a
     verified guard broken inside its range, a pipeline degree that does not divide the depth, a
     rule file's clamped depth. Notes: everything else worth knowing."""
-    from .rules import guard_messages
+    from .rules.builtin import guard_messages
 
     spending = options.spending
     depth, width = planned.arch.depth, planned.arch.width

@@ -6,7 +6,7 @@ the band [lo, hi] comes from the in-range evidence at the budget (``evidence.dep
 candidates are valid snapped shapes (``snapping.snapped_at``) at the depths of the band; the pick is
 the one that reaches the best shape's loss soonest under the plan's run (``target.py``: the loss
 model's penalty turned into extra tokens by the loss law, times the shape's own training time by
-the performance model, ``cost/modeled.py``: each shape in its best layout on the cluster; ``--mfu``:
+the performance model, ``cost/perf/modeled.py``: each shape in its best layout on the cluster; ``--mfu``:
 ``cost.run.run_costs`` at that flat utilization; ``--prefer``, ``--loss-tolerance``). Without a training length the ranking
 assumes the compute-optimal 20 tokens per parameter (Hoffmann et al. 2022), and without a GPU count
 one node of the accelerator (``hardware.node_gpus``); the printed costs are the ones ranked by, at
@@ -17,9 +17,9 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from ..budgets import TOKENS_PER_PARAM
+from ..core.budgets import TOKENS_PER_PARAM
 from ..arch.snapping import BUDGET_TOLERANCE, Snapped, snapped_at
-from ..theory.frozen import frozen
+from ..core.frozen import frozen
 
 CONSENSUS = "consensus"
 MOST_BAND_DEPTHS = 48  # a wider band is sampled at this many depths (evenly in log depth), both ends kept
@@ -35,7 +35,7 @@ class Costing:
     ranking: object
     tokens_given: bool
     gpus_given: bool = True
-    model: bool = False  # time from the performance model (cost/modeled.py); False: the flat --mfu
+    model: bool = False  # time from the performance model (cost/perf/modeled.py); False: the flat --mfu
     fixed: tuple = ()  # the layout fields the user fixed ((name, value) pairs); the rest searched
     cluster_note: str | None = None  # without --gpus, when one node holds no layout: the smallest cluster that does
 
@@ -44,7 +44,7 @@ class Costing:
         cache = self.__dict__.setdefault("_cache", {})
         if key not in cache:
             if self.model:
-                from ..cost.modeled import modeled_costs
+                from ..cost.perf.modeled import modeled_costs
 
                 cache[key] = modeled_costs(arch, self.ranking, self.fixed, serve=False)  # decode: model_fields
             else:
@@ -69,7 +69,7 @@ class Costing:
     def decode(self, arch, tp: int | None = None) -> float:
         """The decode seconds per token of ``arch`` (one sequence at the run's context, ``modeled.decode_seconds``,
         at its serving tensor-parallel degree or ``tp``; memoized per shape and degree)."""
-        from ..cost.modeled import decode_seconds
+        from ..cost.perf.modeled import decode_seconds
 
         key = (arch.depth, arch.width, arch.heads, arch.kv_heads, arch.ffn, tp)
         cache = self.__dict__.setdefault("_decode", {})
@@ -82,7 +82,7 @@ class Costing:
         largest any of them needs to fit (``modeled.serving_degree``; a shape that cannot shard that way keeps
         its own), so that no shape is faster only because it needs more GPUs."""
         from ..arch.hardware import tp_sizes
-        from ..cost.modeled import serving_degree
+        from ..cost.perf.modeled import serving_degree
 
         common = max(serving_degree(a, self.ranking, self.fixed) for a in shapes)
         return [self.decode(a, common if common in tp_sizes(a) else None) for a in shapes]
@@ -92,7 +92,7 @@ class Costing:
         layout (``modeled.time_floor``); None with --mfu or when it cannot be bounded."""
         if not self.model:
             return None
-        from ..cost.modeled import time_floor
+        from ..cost.perf.modeled import time_floor
 
         return time_floor(arch, self.ranking, self.fixed)
 
@@ -136,7 +136,7 @@ def costing(run, budget: int, tokens: float | None, context: int, model: bool = 
     if spec.gpus is None:
         gpus = node_gpus(spec.gpu, spec.tp * spec.pp)
         if model and probe is not None:
-            from ..cost.modeled import smallest_cluster
+            from ..cost.perf.modeled import smallest_cluster
 
             gpus, note = smallest_cluster(probe, ranking, fixed)
         ranking = replace(ranking, gpus=gpus)
@@ -214,7 +214,7 @@ def _leading(shapes: list[Snapped], cost: Costing, budget: int, loss_model, pref
     ``target.score_floor``); shapes are timed in the order of that bound until it passes the second
     best score found, both of the best two fitting. Otherwise every shape is assessed."""
     from . import target
-    from ..cost.layout import SAFETY
+    from ..cost.perf.layout import SAFETY
 
     every = lambda: [cost.assess(s.arch, s.params, budget, loss_model, weigh) for s in shapes]
     if len(shapes) <= 2 or prefer not in ("balanced", "train") or tolerance is not None:

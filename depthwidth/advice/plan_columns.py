@@ -19,8 +19,8 @@ from typing import Sequence
 from ..arch.blocks import flops_per_token, kv_bytes_per_token, params_active, params_embedding, params_nonembedding
 from ..arch.hardware import tp_sizes
 from ..arch.snapping import BUDGET_TOLERANCE, ShapeFacts, no_valid_shape
-from ..errors import InputError
-from ..theory.num import EXACT_FLOAT
+from ..core.errors import InputError
+from ..core.num import EXACT_FLOAT
 from ..theory.separation import REGIME_CODES, regime_codes
 from .planner import PlanOptions, plan
 from .threshold import MAX_PLAN_WIDTH, below_every_shape, minimal_shape, refusals, threshold, too_large

@@ -12,7 +12,7 @@ from ..arch.record import COUNT_FIELDS, COUNT_TYPES, LAYOUT_FIELDS, ShapeRecord,
 from ..arch.snapping import Snapped
 from ..cost.fields import Loss, Run, Serve
 from ..theory.separation import CONSISTENT, bounds
-from ..theory.frozen import frozen
+from ..core.frozen import frozen
 
 
 @frozen

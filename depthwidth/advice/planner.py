@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import field, replace
 
-from ..errors import InputError
+from ..core.errors import InputError
 from ..arch.hardware import SHARD_TP, Constraints, tp_sizes, width_step
 from ..arch.blocks import DEFAULT_CONTEXT
 from ..arch.record import block_fields, counts
@@ -29,7 +29,7 @@ from .plan_record import (Budget, Candidate, DepthBand, LossModel, Plan, PlanBri
                           candidate)  # (the records, importable from here)
 from ..theory.separation import CONSISTENT, THRESHOLD, bounds, compare_pow3  # noqa: F401
 from .threshold import MAX_PLAN_WIDTH, Theory, planned_shape, smallest_budget, theory_for  # noqa: F401 (the threshold rule's step)
-from ..theory.frozen import frozen
+from ..core.frozen import frozen
 
 DEFAULT_RULE = "consensus"  # pick.CONSENSUS: the evidence band, then the shape in it that reaches the best loss soonest
 
@@ -117,11 +117,11 @@ def _plan(budget: int, options: PlanOptions | None, budget_source: str, tokens: 
     from .pick import CONSENSUS, consensus_pick, costing, rule_why
     from .target import loss_decides, loss_notes, rule_loss_model
     from ..cost.loss import fitted_range, optimal_depth
-    from ..budgets import spell
+    from ..core.budgets import spell
 
     options = (options or PlanOptions()).at_budget(budget)
     if options.rule_file:
-        from .user_rules import rule_layout
+        from .rules.user import rule_layout
 
         options = replace(options, spending=rule_layout(options.spending, options.rule_file))
     spending, constraints = options.spending, options.constraints
@@ -313,8 +313,8 @@ def setup_record(cost) -> Setup:
 
 def fitted_rule_depth(path, budget: int, model):
     """rulelaw.fitted_depth of the user's rule file at this budget, for the planner's block."""
-    from .rulefile import read_rule_file
-    from .rulelaw import fitted_depth
+    from .rules.file import read_rule_file
+    from .rules.law import fitted_depth
 
     def log_width(L):
         width = model.width(budget, L)
@@ -325,8 +325,8 @@ def fitted_rule_depth(path, budget: int, model):
 
 def chosen_rule(options: PlanOptions):
     """The rule that gives the recommended shape: the user's rule file, or a registry rule."""
-    from .rules import get_rule
-    from .user_rules import rule_from_file
+    from .rules.builtin import get_rule
+    from .rules.user import rule_from_file
 
     rule = rule_from_file(options.rule_file) if options.rule_file else get_rule(options.rule)
     if rule.kind == "guard":

@@ -5,10 +5,10 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..arch.hardware import tp_sizes
-from .rules import empirical_optimum
+from .rules.builtin import empirical_optimum
 from ..arch.record import ShapeRecord, block_fields, fractional_heads_note, repeats, shape_record  # noqa: F401 (the records' home)
 from ..theory.separation import bounds, min_depth
-from ..theory.frozen import frozen
+from ..core.frozen import frozen
 
 
 def shape_list_chunks(depths, widths, heads, reading: str, rows_per_chunk: int = 1 << 16):
@@ -85,7 +85,7 @@ def compare_with_blocks(comparison, deep_arch, shallow_arch):
     """A comparison.Comparison whose deep and shallow records carry their blocks, plus the empirical
     context the mathematics leaves out: each side's empirical optimum depth, and where each sits
     against the empirical rules (rules.shape_positions)."""
-    from .rules import shape_positions
+    from .rules.builtin import shape_positions
 
     sides = (("deep", comparison.deep), ("shallow", comparison.shallow))
     notes = comparison.notes + tuple(f"{name} {r.depth}x{r.width}: {n}" for name, r in sides
@@ -166,7 +166,7 @@ def size_notes(depth: int, width: int, size: int, vocab: int | None, ffn: int | 
     if vocab is not None and width > vocab:
         notes.append(f"width {width} exceeds the vocabulary size {vocab}: the embedding rank caps what extra width adds "
                      "(vocabulary bottleneck, Wies et al. 2021)")
-    from .rules import shape_positions  # where the shape sits against each empirical rule (the Levine fit is above)
+    from .rules.builtin import shape_positions  # where the shape sits against each empirical rule (the Levine fit is above)
     notes += shape_positions(depth, width, size, skip=("levine-fit",))
     return tuple(notes), lowest, emp_depth, emp_width
 

@@ -2,7 +2,7 @@
 
 - ``plan --days D --gpus G --gpu X``: the parameter count N (and its training length: the compute-optimal
   20 tokens per parameter, Hoffmann et al. 2022, unless --tokens gives it) whose recommended shape trains
-  in D days on G GPUs by the performance model (each shape in its best layout, ``cost/modeled.py``).
+  in D days on G GPUs by the performance model (each shape in its best layout, ``cost/perf/modeled.py``).
   Method: start from the flat-MFU answer (C = D·86,400·G·peak·0.4, N = sqrt(C/120), or C/(6·tokens)), plan
   it, and rescale N by (D / the recommended shape's predicted days)^(1/2) (time ∝ N·D ∝ N² at 20 tokens
   per parameter; ^1 with a fixed token count) until the pick's days are within ``DAYS_TOLERANCE`` of D
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 
-from ..budgets import FLOPS_PER_PARAM_TOKEN, TOKENS_PER_PARAM
+from ..core.budgets import FLOPS_PER_PARAM_TOKEN, TOKENS_PER_PARAM
 
 DAYS_TOLERANCE = 0.02
 MOST_STEPS = 8
@@ -87,7 +87,7 @@ def tokens_for_days(budget: int, days: float, options, source: str = "params"):
         p = _plan(budget, options, tokens, source)
         predicted = p.recommended.run.train_days
         if not predicted:  # no time without a layout that runs the shape on the cluster
-            from ..errors import InputError
+            from ..core.errors import InputError
 
             raise InputError("--days", f"{days:g}", f"the recommended {p.recommended.depth}x{p.recommended.width} has no "
                                                     "predicted time on this cluster, so no tokens can be fitted to the days")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 
 from ..cost.loss import DEFAULT_LAW, LossLaw, PenaltyModel, loss_penalty, time_to_target
-from ..theory.frozen import frozen
+from ..core.frozen import frozen
 
 LOSS_FIELDS = ("loss_vs_best", "loss_vs_best_low", "loss_vs_best_high", "time_to_target_days", "time_to_target_gpu_hours")
 
@@ -208,7 +208,7 @@ def rule_loss_model(path: str | None) -> PenaltyModel | None:
     """The loss penalty a rule file carries (``fit --save`` refits it on the user's sweep), or None."""
     if path is None:
         return None
-    from .rulefile import read_rule_file
+    from .rules.file import read_rule_file
 
     stored = read_rule_file(path).loss_model
     return None if stored is None else PenaltyModel.from_dict(stored)

@@ -3,7 +3,7 @@ depth of log3(width) self-attention is double-exponentially depth-efficient, so 
 the minimal depth, the smallest L with 3^L >= d(L), d(L) the width that spends the budget at L.
 
 Every step takes a budget (plain numbers: ``plan``) or a NumPy array of budgets (``plan --brief``,
-``plan_columns``), ``theory.num`` handing each formula ``math`` or NumPy, so both give the same
+``plan_columns``), ``core.num`` handing each formula ``math`` or NumPy, so both give the same
 numbers (tests/test_plan_columns.py compares them row by row):
 - the minimal depth, decided on exact integers (``spending.block_min_depth``: 12·L·9^L for the
   paper's block, the block's exact count at (L, 3^L) for any other);
@@ -21,8 +21,8 @@ from functools import lru_cache
 from ..arch.hardware import Constraints, width_step
 from ..arch.snapping import BUDGET_TOLERANCE, FAR_FROM_BUDGET, ShapeFacts, Snapped, WidthsNear, no_valid_shape
 from ..arch.spending import Quadratic, Spending, block_min_depth, block_min_depth_exact, quadratic
-from ..errors import InputError
-from ..theory.frozen import frozen
+from ..core.errors import InputError
+from ..core.frozen import frozen
 from ..theory.separation import min_depth_exact
 from ..theory.shapes import MAX_WIDTH
 
@@ -44,7 +44,7 @@ class Theory:
 def threshold(budget, spending: Spending):
     """(the block's count, minimal depth, real crossing L*, the width spending the budget at the
     minimal depth) for a whole budget or an int64/object array of them (Python ints past 2^53)."""
-    from ..theory.num import exact_ratio, lib
+    from ..core.num import exact_ratio, lib
 
     model = quadratic(spending)
     depth = block_min_depth(budget, model)

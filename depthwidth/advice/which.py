@@ -9,7 +9,7 @@ at the plan's default: 20 tokens per parameter of the larger (Hoffmann et al. 20
 """
 from __future__ import annotations
 
-from ..theory.frozen import frozen
+from ..core.frozen import frozen
 
 
 @frozen
@@ -45,8 +45,8 @@ def which(named: list, spec, fixed: tuple = (), modeled: bool = True) -> Which:
     accelerator, GPUs or None, context, tokens or None, and with ``modeled`` False the flat --mfu),
     ``fixed`` the layout fields the user gave ((name, value) pairs), the rest searched."""
     from ..arch import blocks
-    from ..cost.modeled import cluster as modeled_cluster
-    from ..cost.predict import predict
+    from ..cost.perf.modeled import cluster as modeled_cluster
+    from ..cost.perf.predict import predict
     from . import target
     from .pick import costing
 

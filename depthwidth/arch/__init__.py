@@ -3,5 +3,5 @@
 (``catalog``), accelerators and tensor-parallel validity (``hardware``), spending a budget with a block (``spending``), snapping
 to valid shapes (``snapping``) and the one shape record (``record``).
 
-May import: ``theory`` and the base modules (``errors``, ``budgets``, ``userfile``, ``staging``).
+May import: ``theory`` and the base package ``core``.
 """

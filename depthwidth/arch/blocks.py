@@ -46,8 +46,8 @@ stack, which keeps no cache.
 from __future__ import annotations
 
 
-from ..errors import InputError
-from ..theory.frozen import frozen
+from ..core.errors import InputError
+from ..core.frozen import frozen
 
 DEFAULT_CONTEXT = 2048  # T of flops_per_token: GPT-3's and PaLM's training context
 

@@ -11,9 +11,9 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from ..errors import InputError
+from ..core.errors import InputError
 from ..theory.shapes import SHAPE_LIKE, Shape, make_shape, parse_shape
-from ..theory.frozen import frozen
+from ..core.frozen import frozen
 
 CATALOG_PATH = Path(__file__).with_name("catalog.json")
 SORT_KEYS = ("name", "params", "depth", "width", "year", "aspect")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 
 from ..theory.primes import is_prime
-from ..theory.frozen import frozen
+from ..core.frozen import frozen
 
 TP_LIMIT = 128  # tp_sizes lists degrees up to this
 DEFAULT_MULTIPLE = 128
@@ -306,7 +306,7 @@ def node_gpus(name, multiple: int = 1) -> int:
 def accelerator(name: str) -> Accelerator:
     """The accelerator called ``name`` (case-insensitive, a few aliases such as h100-sxm); InputError
     naming the accepted values."""
-    from ..errors import not_one_of
+    from ..core.errors import not_one_of
 
     key = name.strip().lower() if isinstance(name, str) else None
     found = ACCELERATORS.get(ALIASES.get(key, key)) if key is not None else None

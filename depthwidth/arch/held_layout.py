@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .hardware import Constraints
 from .spending import LayoutSpending, Quadratic, Spending, _through
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..errors import InputError, not_one_of
+from ..core.errors import InputError, not_one_of
 from .blocks import DEFAULT_CONTEXT, Architecture, params_nonembedding
-from ..theory.frozen import frozen
+from ..core.frozen import frozen
 
 
 def round_up(value: int, multiple: int) -> int:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from .blocks import DEFAULT_CONTEXT
 from .hardware import tp_sizes
 from ..theory.separation import Bounds
-from ..theory.frozen import frozen
+from ..core.frozen import frozen
 
 # the parameter counts of a counted block (the embeddings unknown without a vocabulary), as records show them
 COUNT_TYPES = {"params_nonembedding": "int", "params_active": "int", "params_embedding": "int | None",

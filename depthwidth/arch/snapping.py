@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .hardware import Constraints, heads_ok, violations, width_step
 from .hardware import shards_ways as shardability  # among shapes equally near the budget, the more shardable first
 from .spending import Quadratic, Spending
-from ..theory.frozen import frozen
-from ..theory.num import EXACT_FLOAT
+from ..core.frozen import frozen
+from ..core.num import EXACT_FLOAT
 
 BUDGET_TOLERANCE = 0.05  # recommended shapes and candidates stay within ±5% of the budget when possible
 DEPTH_BAND = 0.08  # depths within 8% of a target count as equally near when choosing the more shardable shape
@@ -115,10 +115,10 @@ class ShapeFacts:
 class WidthsNear:
     """The widths within SNAP_SPAN steps of the ideal width ``center`` at ``depth``, each with its
     validity, shardability, deviation from the budget and distance from the ideal: one entry per
-    offset, each a number (one budget) or an array (one per budget), ``theory.num`` choosing."""
+    offset, each a number (one budget) or an array (one per budget), ``core.num`` choosing."""
 
     def __init__(self, budget, depth, center, facts: ShapeFacts):
-        from ..theory.num import Scalars, exact_ratio, lib
+        from ..core.num import Scalars, exact_ratio, lib
 
         self.xp = xp = lib(center)
         step = facts.step

@@ -9,9 +9,9 @@ import math
 from bisect import bisect_left
 from functools import cached_property, lru_cache
 
-from ..errors import InputError
+from ..core.errors import InputError
 from ..theory.separation import LN3
-from ..theory.frozen import frozen
+from ..core.frozen import frozen
 
 # --count's words -> the count field each one limits (a plan's ``budget_count``)
 BUDGET_COUNTS = {"total": "params_nonembedding", "active": "params_active", "with-embeddings": "params_with_embeddings"}
@@ -165,8 +165,8 @@ class Quadratic:
 
     def width(self, budget, depth):
         """The real width d > 0 that spends ``budget`` at ``depth`` (root of the quadratic); numbers
-        or arrays (``theory.num``), the same float operations in the same order."""
-        from ..theory.num import Scalars, lib
+        or arrays (``core.num``), the same float operations in the same order."""
+        from ..core.num import Scalars, lib
 
         f = self._floats
         a2, a1, a0 = (f[i] * depth + f[i + 3] for i in range(3))
@@ -234,7 +234,7 @@ def block_min_depth_exact(budget, model: Quadratic):
     double hi from 1 while the gap log3(d(hi)) - hi is positive, then 100 halvings (the paper's
     block has the closed form ``min_depth_exact``). A value stops once a halving leaves (lo, hi)
     unchanged (every later one would too)."""
-    from ..theory.num import lib
+    from ..core.num import lib
 
     xp = lib(budget)
     lo, hi = budget * 0 + 0.5, budget * 0 + 1.0
@@ -256,7 +256,7 @@ def block_min_depth_exact(budget, model: Quadratic):
 
 def _gap_positive(model: Quadratic, budget, depth):
     """log3(d(depth)) - depth > 0; libm's log wherever an ulp could change the sign."""
-    from ..theory.num import Scalars, lib, libm_log
+    from ..core.num import Scalars, lib, libm_log
 
     width = model.width(budget, depth)
     xp = lib(width)

@@ -17,7 +17,7 @@ import typer
 from typer.core import TyperGroup
 from typer._click import exceptions as click_exceptions  # the Click classes this Typer raises
 from typer._coercion import RuntimeParam
-from ..theory.frozen import frozen
+from ..core.frozen import frozen
 
 UsageError = click_exceptions.UsageError
 ClickException = click_exceptions.ClickException

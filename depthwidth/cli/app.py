@@ -14,8 +14,8 @@ from importlib import import_module
 import typer
 
 from .. import __version__
-from ..errors import EXIT_BAD_INPUT, EXIT_FAILURE, EnvironmentFailure, InputError
-from ..staging import hold_after_commit
+from ..core.errors import EXIT_BAD_INPUT, EXIT_FAILURE, EnvironmentFailure, InputError
+from ..core.staging import hold_after_commit
 from ..output.guard import OUTPUT_ERRNOS, ClosedStdout, discard_stdout, flush_stdout
 from .notices import clear as clear_notices, pending as pending_notices
 from .options import grouped

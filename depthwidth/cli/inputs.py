@@ -10,7 +10,7 @@ import sys
 from contextlib import contextmanager
 from typing import Callable, Optional
 
-from ..errors import EnvironmentFailure, InputError, not_one_of
+from ..core.errors import EnvironmentFailure, InputError, not_one_of
 from .notices import WARN_EACH, warn
 
 MAX_GRID_ROWS = 10**8
@@ -50,7 +50,7 @@ def read_stdin_bytes(what: str = "standard input") -> bytes:
     EnvironmentFailure (exit 1), not an internal error."""
     import typer
 
-    from ..userfile import read_bytes
+    from ..core.userfile import read_bytes
 
     try:
         stream = typer.get_binary_stream("stdin")  # RuntimeError when Python started with fd 0 closed
@@ -262,7 +262,7 @@ def check_heads(heads: Optional[int]) -> None:
 
 def budgets(params, flops, tokens) -> tuple[str, list[int]]:
     """Exactly one of --params, --flops, --tokens, parsed (with '-' read from stdin)."""
-    from ..budgets import parse_flops, parse_params, parse_tokens
+    from ..core.budgets import parse_flops, parse_params, parse_tokens
 
     given = [(name, values, parse) for name, values, parse in
              (("params", params, parse_params), ("flops", flops, parse_flops), ("tokens", tokens, parse_tokens)) if values]

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .inputs import bounded_number, budgets, check_list_rows, expand_stdin, parse_each
-from ..theory.frozen import frozen
+from ..core.frozen import frozen
 
 
 @frozen
@@ -27,7 +27,7 @@ class Budgets:
 
 
 def _token_count(text: str) -> float:
-    from ..budgets import MAX_TOKENS, parse_quantity
+    from ..core.budgets import MAX_TOKENS, parse_quantity
 
     value = parse_quantity(text, "--tokens")
     if not Decimal(1) <= value <= MAX_TOKENS:
@@ -38,7 +38,7 @@ def _token_count(text: str) -> float:
 def budgets_with_tokens(params, flops, tokens) -> Budgets:
     """The budgets and their training lengths from --params, --flops and --tokens (module docstring).
     With --params or --flops, --tokens is one value for every budget or one per budget, in order."""
-    from ..budgets import FLOPS_PER_PARAM_TOKEN, TOKENS_PER_PARAM, check_params, parse_quantity
+    from ..core.budgets import FLOPS_PER_PARAM_TOKEN, TOKENS_PER_PARAM, check_params, parse_quantity
 
     if params and flops:
         raise InputError("options", "--params --flops", "expected one budget: --params or --flops (each may come with --tokens)")
@@ -181,7 +181,7 @@ def pipeline_stages(pp, named, uneven: bool = True) -> None:
 
 def costed(record, arch, spec, fixed: tuple = (), rate=None):
     """``record`` with the cost fields of ``arch`` under ``spec`` (all null when the layout is unknown):
-    timed by the performance model in its best layout of the ``fixed`` fields (``cost.modeled``, as
+    timed by the performance model in its best layout of the ``fixed`` fields (``cost.perf.modeled``, as
     cost, plan and sweep time it), or at the flat --mfu ``rate``."""
     from ..cost.fields import TIME_FIELDS, cost_fields, empty_cost_fields, with_costs
 
@@ -191,7 +191,7 @@ def costed(record, arch, spec, fixed: tuple = (), rate=None):
         from ..cost.run import run_costs
 
         return with_costs(record, {**cost_fields(run_costs(arch, spec), spec.tokens is not None), **dict.fromkeys(TIME_FIELDS)})
-    from ..cost.modeled import modeled_costs
+    from ..cost.perf.modeled import modeled_costs
 
     costs, extra = modeled_costs(arch, spec, fixed, serve=False)
     fields = cost_fields(costs, spec.tokens is not None)

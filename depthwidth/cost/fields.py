@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 from functools import lru_cache
 
-from ..theory.frozen import frozen
+from ..core.frozen import frozen
 
 COST_FIELDS = ("tokens", "train_flops_per_token", "train_flops", "train_gpu_hours", "train_days",
                "weights_bytes_per_gpu", "gradients_bytes_per_gpu", "optimizer_bytes_per_gpu", "activations_bytes_per_gpu",
@@ -40,7 +40,7 @@ def empty_cost_fields() -> dict:
 @lru_cache(maxsize=None)
 def _with_cost_fields(cls):
     """``cls`` (a ``@frozen`` shape record) extended with the cost and time fields, all defaulting to None."""
-    from ..theory.frozen import frozen_class
+    from ..core.frozen import frozen_class
 
     return frozen_class(cls.__name__, [(name, object, dataclasses.field(default=None)) for name in COST_FIELDS + TIME_FIELDS],
                         bases=(cls,))

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import math
 
-from ..theory.num import Scalars as _Scalars, lib as _lib
-from ..theory.frozen import frozen
+from ..core.num import Scalars as _Scalars, lib as _lib
+from ..core.frozen import frozen
 
 Z_95 = 1.959963984540054  # two-sided 95% normal quantile: the intervals below are about 95%
 REFERENCE_PARAMS = 1e9  # L*(N) is written around N = 1e9, so a is ln L* at 1e9

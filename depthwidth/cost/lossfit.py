@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from .loss import DEFAULT_LAW, FFN_RATIO, MIN_DEPTH, PRIOR_LN_Q_SD, PRIOR_Q, REFERENCE_PARAMS, Z_95, LossLaw, PenaltyModel
-from ..theory.frozen import frozen
+from ..core.frozen import frozen
 
 DATA = Path(__file__).with_name("ablations.json")
 # Gemstones' four training conditions and Petty et al.'s one (C4, ~131B tokens); the 350B Gemstones models evaluated

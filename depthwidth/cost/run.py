@@ -38,7 +38,7 @@ Conventions (README "Costs of a training run"):
   evenly over t·p.
 - Time: GPU-hours = train FLOPs / (peak dense FLOP/s x MFU) / 3600, days = GPU-hours / gpus / 24; a
   pipeline degree p that does not divide the depth L runs at the pace of its most loaded stage, so the
-  time is multiplied by the imbalance p·ceil(L/p)/L (the performance model, ``perf.train_step``, costs
+  time is multiplied by the imbalance p·ceil(L/p)/L (the performance model, ``perf.step.train_step``, costs
   the same slowest stage).
 """
 from __future__ import annotations
@@ -46,9 +46,9 @@ from __future__ import annotations
 import math
 
 from ..arch import blocks
-from ..errors import InputError
+from ..core.errors import InputError
 from ..arch.hardware import MFU_ACCEPTED, MIN_MFU, Accelerator, accelerator, tp_conflicts
-from ..theory.frozen import frozen
+from ..core.frozen import frozen
 
 RECOMPUTE = ("none", "selective", "full")
 ADAM_OPTIMIZER_BYTES = 12  # fp32 master weights + Adam's m and v (Rajbhandari et al. 2020, K = 12)
@@ -65,9 +65,9 @@ class RunSpec:
     data-parallel degree of 1 for ZeRO. ``micro_batch`` is the training micro-batch (activations);
     ``batch`` the inference batch (KV cache). ``causal`` halves the attention FLOPs (Megatron-LM).
     What only the performance model reads (``modeled.modeled_costs``, ``predict.Cluster``): ``global_batch``
-    in sequences (None: ``layout.default_global_batch``), ``attention`` (None: ``perf.attention_kernel``'s
-    default) and ``efficiency``, the stack's share of the modelled compute time (None: ``perf.STEP_EFFICIENCY``;
-    a calibration profile's, ``cost/calibration.py``, with ``calibrated_on``, what it was measured on)."""
+    in sequences (None: ``layout.default_global_batch``), ``attention`` (None: ``perf.step.attention_kernel``'s
+    default) and ``efficiency``, the stack's share of the modelled compute time (None: ``perf.step.STEP_EFFICIENCY``;
+    a calibration profile's, ``cost/perf/calibration.py``, with ``calibrated_on``, what it was measured on)."""
 
     tokens: float | None = None
     gpu: str = "h100"

@@ -18,7 +18,7 @@ The decode step of one tensor-parallel rank, term by term (docs/performance.md, 
 - kernel launches: LAYER_OVERHEAD per layer and step, the time a layer's ~10 small kernels spend beyond
   their bytes (launch, ramp-up and tail); the engines hide the CPU's launch cost (CUDA graphs in gpt-fast,
   a TensorRT engine, TurboMind's C++ loop), so what remains is a few microseconds per layer;
-- time to first token: the forward pass of the prompt (``perf.layer_forward``'s rooflines at the achievable
+- time to first token: the forward pass of the prompt (``perf.step.layer_forward``'s rooflines at the achievable
   bandwidth, over PREFILL_EFFICIENCY; 2 all-reduces per layer) + REQUEST_OVERHEAD, the fixed cost per
   request. That fits to 0 once each engine's definition is read: LMDeploy streams its first token after
   the first decode step (its 1-token prompts take one decode step; the table's rows say so), which is the
@@ -36,8 +36,8 @@ applied to every decode figure.
 from __future__ import annotations
 
 from ..arch import blocks
-from . import comm
-from .perf import BYTES, Layout, gemm_seconds, layer_forward
+from .perf import comm
+from .perf.step import BYTES, Layout, gemm_seconds, layer_forward
 
 LAYER_OVERHEAD = 9e-6  # seconds per layer per decode step: kernel launches and tails beyond the bytes: fitted
 ALLREDUCE_LATENCY = 20e-6  # seconds per small all-reduce (NCCL launch + synchronisation): fitted, A100 NVLink

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import re
 
-from ..errors import InputError
-from ..theory.frozen import frozen
+from ..core.errors import InputError
+from ..core.frozen import frozen
 
 FORMATS = "vLLM benchmark_serving.py / benchmark_latency.py output or TensorRT-LLM gptSessionBenchmark's [BENCHMARK] line"
 

@@ -2,5 +2,5 @@
 (``read``), the Pydantic file models (``files``), what is known of transformers' families
 (``families``, ``hf_defaults.json``), layer layouts (``layers``) and the reader (``config``).
 
-May import: ``arch``, ``theory`` and the base modules.
+May import: ``arch``, ``theory`` and the base package ``core``.
 """

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from ..arch import blocks
 from ..arch.record import LAYOUT_FIELDS, repeats
-from ..errors import InputError
+from ..core.errors import InputError
 from .families import (ACTIVATION_KEYS, ATTENTION_GATES, ATTENTION_LAYER_TYPES, CROSS_ATTENTION_BLOCKS, DECODER_ONLY_TYPES,
                          GATED_ACTIVATIONS, GATED_MODEL_TYPES, GEMMA4_TYPES,
                          MOE_MODEL_TYPES, NOT_ATTENTION_KEYS, NOT_ATTENTION_TYPES, NOT_ONE_STACK_KEYS, NOT_ONE_STACK_TYPES,
@@ -42,7 +42,7 @@ from .read import (DECODER_ARCHITECTURE_HINTS, DEPTH_KEYS, ENCODER_ARCHITECTURE_
                      OTHER_KEYS, READ_KEYS, ROLES, VOCAB_KEYS, WIDTH_KEYS, _first, _optional, _whole, read_config,
                      plainly_valid, read_config_bytes, read_config_file)
 from ..theory.shapes import Shape, make_shape, params
-from ..theory.frozen import frozen
+from ..core.frozen import frozen
 
 @frozen
 @repeats(blocks.Architecture, LAYOUT_FIELDS, after="width")

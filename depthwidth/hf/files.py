@@ -16,7 +16,7 @@ from typing import Annotated, List, Optional
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WrapValidator, create_model
 from pydantic_core import PydanticCustomError
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .read import EXPECTED, EXPERTS_KEYS, FLAG_KEYS, MAX_SIZE, NESTED_KEYS, ROLES, shown
 
 TRAINER_STATE = "a Hugging Face Trainer's trainer_state.json"

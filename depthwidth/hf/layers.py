@@ -6,7 +6,7 @@ transformers' own builds (tests/golden/hf_counts.json).
 """
 from __future__ import annotations
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .families import CROSS_ATTENTION_BLOCKS, MOE_MODEL_TYPES, SHARED_EXPERT_GATE_TYPES, family_defaults
 from .read import EXPECTED, EXPERT_HINTS, EXPERTS_KEYS, KV_HEADS_KEYS, NESTED_KEYS, TOP_K_KEYS, _first, _optional, _whole, shown
 

@@ -73,9 +73,9 @@ from __future__ import annotations
 
 import math
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .read import EXPECTED, _whole
-from ..theory.frozen import frozen
+from ..core.frozen import frozen
 
 # Defaults of each family's config class (transformers 5.23 configuration_<family>.py): a saved
 # config.json leaves out the keys equal to them.

@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import os
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .families import ACTIVATION_KEYS, ROPE_KEYS
-from ..userfile import LIMIT_TEXT, STDIN
-from ..userfile import MAX_BYTES as MAX_CONFIG_BYTES  # the one limit for every file depthwidth reads (configs are a few KB)
+from ..core.userfile import LIMIT_TEXT, STDIN
+from ..core.userfile import MAX_BYTES as MAX_CONFIG_BYTES  # the one limit for every file depthwidth reads (configs are a few KB)
 
 MAX_SIZE = 10**15  # largest layer count or dimension read from a config
 EXPECTED = "expected a Hugging Face config.json"
@@ -81,7 +81,7 @@ def read_config(text: str, source: str) -> dict:
 def read_config_file(path: str | os.PathLike, source: str | None = None, stdin=None) -> dict:
     """Read and parse a config.json (a directory means its config.json; ``-`` standard input)
     through the one bounded reader (``userfile``): regular files only, so a FIFO never blocks."""
-    from ..userfile import read_bytes
+    from ..core.userfile import read_bytes
 
     path = str(path)
     source = source if source is not None else (STDIN if path == "-" else path)

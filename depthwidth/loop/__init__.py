@@ -2,5 +2,5 @@
 with (``export``, ``trainformats``), training results in (``results``) and fitting a rule on them
 (``fit``).
 
-May import: ``advice``, ``cost``, ``hf``, ``arch``, ``theory`` and the base modules.
+May import: ``advice``, ``cost``, ``hf``, ``arch``, ``theory`` and the base package ``core``.
 """

@@ -35,14 +35,14 @@ from dataclasses import replace
 from . import trainformats
 from ..arch.blocks import DEFAULT_CONTEXT, Architecture, params_active, params_embedding, params_nonembedding, position_table_note
 from ..arch.record import COUNT_FIELDS, COUNT_TYPES, LAYOUT_FIELDS, repeats
-from ..errors import InputError
+from ..core.errors import InputError
 # the formats and the blocks they write have modules of their own; their names stay importable from here
 from .export_blocks import (check_tp, export_architecture, learned_positions, learns_positions,  # noqa: F401
                             model_architecture, plan_architecture, with_vocab)
 from .export_formats import (BLOCK_OPTIONS, CONFIG_CLASSES, CONFIG_NAME, FAMILY_DEFAULTS, FORMATS, GATED_FORMATS,  # noqa: F401
                              MANIFEST_NAME, MAX_CONTEXT, MHA_ONLY, MODEL_FIELDS, MOE_FORMATS, OWN_HEAD_DIM, TARGETS, Target,
                              target)
-from ..theory.frozen import frozen
+from ..core.frozen import frozen
 
 
 @frozen
@@ -242,7 +242,7 @@ def write_config(config: dict, out: str, force: bool = False, fmt: str = "hf-lla
 
     Never overwrites an existing file unless ``force``; nothing above OUT is created; a failure or
     a signal leaves nothing behind (``staging``)."""
-    from ..staging import need_parent, replace_file, write_new_dir
+    from ..core.staging import need_parent, replace_file, write_new_dir
 
     check_out(out, fmt)
     path = config_path(out, fmt)
@@ -280,7 +280,7 @@ def write_configs(archs: list[tuple[str, Architecture]], fmt: str, out_dir: str,
     earlier export (it holds a manifest.json): --force never deletes a directory of other files.
     SIGINT/SIGTERM meanwhile leave no staging folder behind. Returns the paths written, in row order.
     """
-    from ..staging import need_parent, swap_dir, write_new_dir
+    from ..core.staging import need_parent, swap_dir, write_new_dir
 
     if not out_dir.strip():
         raise InputError("--out", out_dir, "expected a folder name, such as sweep/")

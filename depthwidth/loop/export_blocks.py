@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from ..arch.blocks import DEFAULT_CONTEXT, Architecture
 from ..arch.presets import PRESETS, preset
-from ..errors import InputError
+from ..core.errors import InputError
 from .export_formats import BLOCK_OPTIONS, target
 
 

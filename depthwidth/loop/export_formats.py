@@ -6,8 +6,8 @@ catalogue model writes beyond its block. Data, with its sources; ``export.py`` w
 from __future__ import annotations
 
 
-from ..errors import InputError
-from ..theory.frozen import frozen
+from ..core.errors import InputError
+from ..core.frozen import frozen
 
 
 MAX_CONTEXT = 2**31 - 1  # stored as a 32-bit integer by trainers and kernels

@@ -17,7 +17,7 @@ find the depth with the lowest loss; across sizes fit how that optimum moves.
    where a group weighs by the bootstrap spread of its optimum. Intervals come from the fit's
    covariance (J^T·J)^-1, widened by the reduced chi-square when the groups scatter more than
    their own spread allows (Birge ratio). The covariance is saved with the rule, so the planner
-   can show a fitted depth with its interval (``rulelaw.fitted_depth``).
+   can show a fitted depth with its interval (``rules.law.fitted_depth``).
 5. Goodness of fit is the error of predicting each group's optimal width from its size, in
    ln(width): for the Levine form, where the law crosses the group's iso-size curve
    (``scipy.optimize.brentq``); for the power law, k·N^alpha. ``r2`` and ``heldout_rmse`` are
@@ -42,14 +42,14 @@ from statistics import NormalDist
 import numpy as np
 from scipy import optimize
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .results import Run
-from ..advice.rulefile import (RULE_FORMAT, AttentionLayout, FitRange, FittedOn, FittedRule, GroupOptimum, LevineLaw,
-                               PowerLaw, Source)
+from ..advice.rules.file import (RULE_FORMAT, AttentionLayout, FitRange, FittedOn, FittedRule, GroupOptimum, LevineLaw, PowerLaw,
+    Source)
 from .sizes import SizeOptimum, budget_of, held_layout  # noqa: F401 - SizeOptimum: fit's JSON record
 from .group_fit import (CONFIDENCE, MIN_DEPTHS, GroupFit, _geometric_mean, _size_label, fit_group,  # noqa: F401
                         fit_or_best, measured_best, small_sample_factor)
-from ..theory.frozen import frozen
+from ..core.frozen import frozen
 
 GROUP_TOLERANCE = 0.10  # sizes within ±10% of a group's middle: max/min <= 1.1/0.9
 DEFAULT_BOOTSTRAP = 1000

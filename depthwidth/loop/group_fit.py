@@ -11,9 +11,9 @@ from statistics import NormalDist
 import numpy as np
 from scipy import special
 
-from ..advice.rulefile import GroupOptimum
-from ..errors import InputError
-from ..theory.frozen import frozen
+from ..advice.rules.file import GroupOptimum
+from ..core.errors import InputError
+from ..core.frozen import frozen
 
 CONFIDENCE = 0.95  # every interval: the central 95%
 MIN_DEPTHS = 3  # a parabola needs three distinct depths

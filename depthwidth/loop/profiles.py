@@ -5,7 +5,7 @@ name of a stack's profile fitted on the published runs (``stack_profiles.py``).
 The file: ``format``, ``accelerator`` (the ``--gpu`` it was measured on: a profile applies to that
 accelerator only), ``calibrated_on`` (one line saying on what; every command that applies it prints
 it), and one section per use: ``training`` (the stack's efficiency, its interval, the measurement
-and the run it came from; ``cost/calibration.py``) and ``serving`` (the serving efficiency, modelled
+and the run it came from; ``cost/perf/calibration.py``) and ``serving`` (the serving efficiency, modelled
 over measured decode step, and what it was measured on; ``cost/serve_calibrate.py``). A profile holds
 one section or both; each applies to its own figures only.
 """
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 
-from ..errors import InputError
-from ..theory.frozen import frozen
+from ..core.errors import InputError
+from ..core.frozen import frozen
 
 FORMAT = "depthwidth-profile/1"
 HINT = "a profile written by `depthwidth calibrate --out`"
@@ -38,7 +38,7 @@ def profile_json(record: dict) -> bytes:
 
 def write_profile(record: dict, path: str) -> None:
     """Write the profile to ``path`` (all or nothing; the directory must exist)."""
-    from ..staging import cannot_write, need_parent, replace_file
+    from ..core.staging import cannot_write, need_parent, replace_file
 
     if not path.strip():
         raise InputError("--out", path, "expected a file name such as my-stack.json")
@@ -54,7 +54,7 @@ def write_profile(record: dict, path: str) -> None:
 
 def read_profile(path: str, gpu: str) -> Profile:
     """The profile at ``path``, checked and validated, for a run on ``gpu``; InputError (one line) otherwise."""
-    from ..userfile import read_bytes
+    from ..core.userfile import read_bytes
     from .stack_profiles import STACK_PROFILES, stack_profile
 
     try:

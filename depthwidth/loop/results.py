@@ -6,7 +6,7 @@ Sources (every file through the one bounded reader, ``userfile``):
   and tokens with ``group_by="flops"``); ``loss_column`` renames the loss column;
 - JSON (a list of records, the sweep's ``--format json`` output with ``loss`` filled in, or an
   object with a ``rows``/``runs`` list) and JSONL (one record a line), validated by
-  ``rulemodels.ResultRecord``;
+  ``rules.filemodels.ResultRecord``;
 - a results file without shapes (a W&B CSV export: one run a row, its name in ``id_column``, its
   loss in ``loss_column``) joined by id to the sweep (``sweep``: the sweep's JSON/CSV/JSONL or an
   export's manifest.json);
@@ -28,9 +28,9 @@ import json
 import math
 import os
 
-from ..errors import InputError
-from ..advice.rulefile import Source
-from ..theory.frozen import frozen
+from ..core.errors import InputError
+from ..advice.rules.file import Source
+from ..core.frozen import frozen
 
 ACCEPTED = ("a CSV, JSON or JSONL results file with depth, width, loss and a size (params, the sweep's "
             "params_nonembedding or budget; flops with --group-by flops), or a sweep joined by id")
@@ -69,7 +69,7 @@ def size_keys(group_by: str, record: dict) -> tuple[tuple[str, ...], ...]:
 # ---- reading files -----------------------------------------------------------------------------------
 
 def read(path: str, what: str = "results file", stdin=None) -> tuple[str, str]:
-    from ..userfile import read_text
+    from ..core.userfile import read_text
 
     text, digest = read_text(path, what, ACCEPTED if what == "results file" else "a sweep's JSON, JSONL or CSV", stdin=stdin)
     if "\x00" in text:
@@ -151,10 +151,10 @@ def _whole_or_none(value) -> int | None:
 
 
 def to_runs(records: list[dict], source: str, group_by: str = "params", loss_column: str = "loss") -> tuple[Run, ...]:
-    """Runs from records (validated by ``rulemodels.ResultRecord`` after the number checks here)."""
+    """Runs from records (validated by ``rules.filemodels.ResultRecord`` after the number checks here)."""
     from pydantic import ValidationError
 
-    from ..advice.rulemodels import ResultRecord
+    from ..advice.rules.filemodels import ResultRecord
 
     if not records:
         raise InputError("results file", source, "has no runs; expected one record per training run")
@@ -318,7 +318,7 @@ def eval_loss(state_text: str, run_id: str, path: str, metric: str = "last") -> 
 
 def from_runs_dir(runs_dir: str, sweep: str | None, group_by: str, metric: str):
     """Runs from a directory of Trainer runs joined to the sweep (``sweep`` or DIR/manifest.json)."""
-    from ..userfile import read_text
+    from ..core.userfile import read_text
 
     if not os.path.isdir(runs_dir):
         raise InputError("--runs", runs_dir, "expected a directory with one folder per run (named by the sweep's ids)")

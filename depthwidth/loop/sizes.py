@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from ..advice.rulefile import AttentionLayout, FitRange, LevineLaw, PowerLaw, Source
-from ..theory.frozen import frozen
+from ..advice.rules.file import AttentionLayout, FitRange, LevineLaw, PowerLaw, Source
+from ..core.frozen import frozen
 
 
 def budget_of(group, group_by: str = "params") -> float:

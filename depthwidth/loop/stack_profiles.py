@@ -1,7 +1,7 @@
 """Named calibration profiles: `--profile NAME` for the software stacks of the published-runs
 table (tests/data/published_runs.json), instead of a profile file of one's own run.
 
-Each is the stack's efficiency (``perf.Layout.efficiency``: the share of the modelled compute time it
+Each is the stack's efficiency (``perf.step.Layout.efficiency``: the share of the modelled compute time it
 achieves) on one accelerator: the median of the efficiencies calibrated on each of the stack's
 published runs there (what ``depthwidth calibrate`` fits on one run), tested by leaving one run out
 (each run predicted at the median of the others'; never fitted per row). The figures are

@@ -34,8 +34,8 @@ from __future__ import annotations
 import json
 import re
 
-from ..errors import InputError
-from ..theory.frozen import frozen
+from ..core.errors import InputError
+from ..core.frozen import frozen
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 MEGATRON = re.compile(r"iteration\s+(\d+)/\s*\d+\s*\|.*?elapsed time per iteration \(ms\):\s*([0-9.]+)")

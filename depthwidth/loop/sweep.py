@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..errors import InputError
+from ..core.errors import InputError
 from ..arch.hardware import Constraints, tp_sizes
 from ..advice.planner import MAX_PLAN_WIDTH, PlanOptions
 from ..arch.snapping import BUDGET_TOLERANCE, FAR_FROM_BUDGET, Snapped, valid_arch
@@ -226,7 +226,7 @@ def _sweep_layout(budget: int, options: PlanOptions, spending: LayoutSpending, d
         skipped.append(f"budget {budget:.3g}: no published evidence reaches this size (plan recommends the threshold "
                        f"rule's shape); the sweep spreads its depths from the minimal depth {lowest} to {hi}")
     if options.rule_file:  # the user's fitted rule: its depth joins the band
-        from ..advice.user_rules import rule_from_file
+        from ..advice.rules.user import rule_from_file
 
         optimum = rule_from_file(options.rule_file).recommend(budget, width_at_depth)
         if optimum is not None and math.isfinite(optimum[0]):

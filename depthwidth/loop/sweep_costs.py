@@ -2,7 +2,7 @@
 
 Every number comes from ``cost.run.run_costs`` (its formulas cited there) on the row's own
 block (``SweepRows.architectures``), timed by the performance model in the row's best layout on the
-cluster (``cost/modeled.py``; its MODEL_FIELDS too), or at a flat ``--mfu``; this module only
+cluster (``cost/perf/modeled.py``; its MODEL_FIELDS too), or at a flat ``--mfu``; this module only
 attaches them. Pure: no I/O.
 """
 from __future__ import annotations
@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import field, fields
 
 from ..cost.fields import RUN_FIELDS
-from ..cost.modeled import MODEL_FIELDS
+from ..cost.perf.modeled import MODEL_FIELDS
 
 COST_FIELDS = RUN_FIELDS + MODEL_FIELDS + ("calibrated_on",)  # the calibration profile's line, with --profile
 from .sweep import SweepRow, SweepRows
-from ..theory.frozen import frozen_class
+from ..core.frozen import frozen_class
 
 
 # A sweep row with its training run's costs (``cost.run.RunCosts`` fields of the same names): ``tokens``
@@ -43,7 +43,7 @@ def costed(rows: SweepRows, specs, fixed: tuple | None = ()) -> SweepRows:
             cost = {**record(run_costs(arch, spec)), **dict.fromkeys(MODEL_FIELDS), "calibrated_on": None}
         else:
             from ..arch.hardware import node_gpus
-            from ..cost.modeled import modeled_costs
+            from ..cost.perf.modeled import modeled_costs
 
             costs, extra = modeled_costs(arch, spec if spec.gpus else replace(spec, gpus=node_gpus(spec.gpu, spec.tp * spec.pp)), fixed)
             cost = {**record(costs), **extra, "calibrated_on": spec.calibrated_on}

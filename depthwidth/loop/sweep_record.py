@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..arch.blocks import Architecture
 from ..arch.record import COUNT_FIELDS, COUNT_TYPES, LAYOUT_FIELDS, repeats
-from ..theory.frozen import frozen
+from ..core.frozen import frozen
 
 
 @frozen

@@ -11,7 +11,7 @@ def fmt_log3(value: float | None, vacuous: bool = False) -> str:
 
 def fmt_count(value: float | int | None) -> str:
     """Human parameter counts: 983M, 1.3B, 3.2e+30 (``budgets.spell``)."""
-    from ..budgets import spell
+    from ..core.budgets import spell
 
     return spell(value)
 

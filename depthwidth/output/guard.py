@@ -7,7 +7,7 @@ import errno
 import os
 import sys
 
-from ..errors import EnvironmentFailure
+from ..core.errors import EnvironmentFailure
 
 OUTPUT_ERRNOS = {errno.ENOSPC, errno.EBADF, errno.EIO, errno.EDQUOT, errno.EFBIG}  # writing stdout failed
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .plot_labels import place_labels
 
 PLOT_INSTALL_HINT = 'matplotlib is not installed; install it with: pip install "depthwidth[plot]"'
@@ -189,9 +189,9 @@ def phase_figure(budgets=DEFAULT_BUDGETS, models=DEFAULT_MODELS, shapes=(), rule
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
     from ..advice.evidence import depth_band
-    from ..advice.rules import empirical_optimum
+    from ..advice.rules.builtin import empirical_optimum
     from ..theory.separation import min_depth, min_depth_exact, width_for
-    from ..advice.rules import get_rule
+    from ..advice.rules.builtin import get_rule
     from ..theory.separation import threshold_depth
 
     budgets = _check_budgets(budgets)
@@ -305,7 +305,7 @@ RULE_COLOURS = ("#8e44ad", "#16a085", "#b9770e", "#2e86c1", "#7f8c8d", "#cb4335"
 def _draw_rules(ax, np, widths):
     """Each rule of rules.py: a recommending rule's optimum across budgets (12·L·d² block), a guard's
     maximum depth for each width. The theory row is the threshold curve, drawn already."""
-    from ..advice.rules import GUARD, REGISTRY, THEORY
+    from ..advice.rules.builtin import GUARD, REGISTRY, THEORY
 
     sizes = np.geomspace(1e4, 1e16, 121)
     for index, rule in enumerate(r for r in REGISTRY.values() if r.kind != THEORY):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import numbers
 
-from ..errors import InputError
+from ..core.errors import InputError
 from ..theory.shapes import whole
 from .plot import BOUNDS_FIGSIZE, _new_figure, require_matplotlib
 

@@ -7,7 +7,7 @@ import dataclasses
 import math
 from typing import Any
 
-from ..errors import not_one_of
+from ..core.errors import not_one_of
 
 FORMATS = ("table", "json", "jsonl", "csv")
 

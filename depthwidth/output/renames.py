@@ -50,7 +50,7 @@ def renamed(names: list[str], fields: list[str]) -> list[str]:
     """``names`` (the --field names) with every old name that is not a field of these records replaced
     by its new path, one deprecation line on stderr for each; an old name whose figure has no path
     is an input error naming where it went."""
-    from ..errors import InputError
+    from ..core.errors import InputError
 
     out = []
     for name in names:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from ..errors import InputError
+from ..core.errors import InputError
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -28,7 +28,7 @@ RECORDS = {
     "plan": (_attribute("advice.planner", "Plan"), True, "plan --format json (one record per budget)"),
     "plan-brief": (_attribute("advice.planner", "PlanBrief"), True, "plan --brief --format json (one record per budget)"),
     "candidate": (_attribute("advice.planner", "Candidate"), False, "one of a plan's candidates"),
-    "plan-rules": (_attribute("advice.rule_table", "RuleShape"), True, "plan --rules --format json"),
+    "plan-rules": (_attribute("advice.rules.table", "RuleShape"), True, "plan --rules --format json"),
     "shape": (_attribute("arch.record", "ShapeRecord"), False, "the one shape record"),
     "bounds": (_attribute("arch.record", "ShapeRecord"), True, "bounds SHAPE... --format json"),
     "grid": (_attribute("theory.separation", "Bounds"), True, "bounds --depth A:B --width C:D --format json"),
@@ -39,7 +39,7 @@ RECORDS = {
     "sweep": (_attribute("loop.sweep", "SweepRow"), True, "sweep --format json"),
     "export": (_attribute("loop.export", "Export"), True, "export --format json"),
     "fit": (_attribute("loop.sizes", "SizeOptimum"), True, "fit --format json (one record per size)"),
-    "rules": (_attribute("advice.rules", "Rule"), True, "rules --format json"),
+    "rules": (_attribute("advice.rules.builtin", "Rule"), True, "rules --format json"),
     "reproduce": (_attribute("advice.claims", "Claim"), True, "reproduce --format json"),
     "certify": (_attribute("theory.certify", "Certificate"), True, "certify --format json"),
 }

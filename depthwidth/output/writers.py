@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, Iterable
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .guard import encoding_of, write_output
 from .records import check_field, field_list, flatten, json_text, pick, plain, scalar_text
 

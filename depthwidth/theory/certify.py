@@ -31,11 +31,11 @@ from __future__ import annotations
 import math
 from typing import Callable, Optional
 
-from ..errors import InputError
+from ..core.errors import InputError
 from .primes import is_prime
 from .gridrank import DEFAULT_POSITIONS, DEFAULT_PRIME, DEFAULT_TEMPLATES, certified_rank, head_dim, rows_per_batch
 from .separation import CONSISTENT, LN3, bounds, check_reading, log3_sep_upper_efficient, log3_sep_upper_inefficient
-from .frozen import frozen
+from ..core.frozen import frozen
 
 PRIME_LIMIT = 2**31  # residues below 2^31: products fit int64, 16-bit halves keep float64 sums exact
 MAX_POSITIONS = 16

@@ -10,7 +10,7 @@ import math
 from .shapes import Shape, params
 from .separation import CONSISTENT, THRESHOLD, Bounds, bounds, check_reading, compare_pow3, regime
 from .solver import Width, corollary2_applies, corollary2_beta1, replicate_width, surpass_width
-from .frozen import frozen
+from ..core.frozen import frozen
 
 
 @frozen

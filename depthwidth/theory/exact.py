@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Callable
 
 from .separation import CONSISTENT, check_reading
-from .frozen import frozen
+from ..core.frozen import frozen
 
 _FLOAT_REL = 2.0**-40  # a double decides a comparison when it clears this fraction of the terms' size
 _PRECISIONS = (50, 100, 200, 400, 800, 1600, 3200)  # decimal digits, tried in turn near a tie

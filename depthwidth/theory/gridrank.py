@@ -7,7 +7,7 @@ NumPy and python-flint are imported inside the functions that need them.
 from __future__ import annotations
 
 from typing import Callable, Optional
-from .frozen import frozen
+from ..core.frozen import frozen
 
 DEFAULT_PRIME = 2**31 - 1  # the Mersenne prime M31, the largest prime below 2^31
 DEFAULT_POSITIONS = 2

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from .shapes import params
-from .frozen import frozen
+from ..core.frozen import frozen
 
 LN3 = math.log(3.0)
 LOG3_2 = math.log(2.0) / LN3
@@ -231,7 +231,7 @@ def lambert_w(z):
     """Principal branch W0(z) for z >= 0, a number or each element of an array, to double precision:
     Newton on w + ln w = ln z above e (no exp(w), so no overflow however large z is; libm's log, one
     code for both), Halley on w·e^w = z below it (element by element)."""
-    from .num import Scalars, lib
+    from ..core.num import Scalars, lib
 
     xp = lib(z)
     if not xp.all(xp.isfinite(z) & (z >= 0)):
@@ -246,7 +246,7 @@ def lambert_w(z):
 
 def _w_log_form(z):
     """W0(z) for z > e: Newton on w + ln w = ln z; each value stops at its own converged step."""
-    from .num import libm_log, lib
+    from ..core.num import libm_log, lib
 
     xp = lib(z)
     log_z = libm_log(z)

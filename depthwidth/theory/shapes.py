@@ -4,8 +4,8 @@ from __future__ import annotations
 import numbers
 import re
 
-from ..errors import InputError
-from .frozen import frozen
+from ..core.errors import InputError
+from ..core.frozen import frozen
 
 MAX_DEPTH = 10**6
 MAX_WIDTH = 10**15  # every accepted width is exact as a float (< 2**53)

@@ -40,7 +40,7 @@ from .separation import (
     log3_sep_upper_inefficient,
     regime,
 )
-from .frozen import frozen
+from ..core.frozen import frozen
 
 LOG10_3 = math.log10(3.0)
 LOG10_2 = math.log10(2.0)

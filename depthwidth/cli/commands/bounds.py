@@ -4,7 +4,7 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from ...errors import InputError
+from ...core.errors import InputError
 from ..inputs import (MAX_GRID_ROWS, MAX_LIST_ROWS, MAX_STDIN_LINES, check_heads, check_list_rows, expand_stdin, first_bad_line,
                       parse_int_list, resolve_shapes, warn_constraints, warn_uneven)
 from ..options import LISTED, ListedOptions

@@ -40,7 +40,7 @@ def command(
 
     Example: depthwidth calibrate 32x4096 --arch llama --gpus 64 --tp 2 --global-batch 512 --context 4096 --step-seconds 2.0 --out h100.json
     """
-    from ...errors import InputError
+    from ...core.errors import InputError
     from ..inputs import expand_stdin
     from ..training import train_run
     from .cost import architectures
@@ -79,10 +79,10 @@ def _calibrated(named, spec, fixed, measured, warmup) -> tuple[dict, dict]:
     """(the command's record, the profile) of one shape's run and its measurement."""
     from dataclasses import replace
 
-    from ...cost.calibration import fit_efficiency, step_summary
-    from ...cost.modeled import cluster
-    from ...cost.perf import STEP_EFFICIENCY, attention_kernel, Layout
-    from ...cost.predict import predict
+    from ...cost.perf.calibration import fit_efficiency, step_summary
+    from ...cost.perf.modeled import cluster
+    from ...cost.perf.step import STEP_EFFICIENCY, attention_kernel, Layout
+    from ...cost.perf.predict import predict
 
     name, arch = named
     before = predict(arch, cluster(spec, fixed, count_layouts=False))
@@ -127,7 +127,7 @@ def _serving_calibrated(named, spec, tp, batch: int, measured) -> tuple[dict, di
     name, arch = named
     hw, (option, text) = accelerator(spec.gpu), measured
     if option == "--serving-log":
-        from ...userfile import read_text
+        from ...core.userfile import read_text
 
         content, _ = read_text(text, option, "a serving benchmark's output, or - for standard input")
         m = parse_serving_log(content)
@@ -154,7 +154,7 @@ def _serving_calibrated(named, spec, tp, batch: int, measured) -> tuple[dict, di
 
 def _measurement(measured, warmup, batch_tokens: int, gpus: int) -> dict:
     """The measurement as step times (``steps``) with what was read: kind, source, format, counts, note."""
-    from ...errors import InputError
+    from ...core.errors import InputError
     from ..inputs import bounded_number
 
     option, text = measured
@@ -165,7 +165,7 @@ def _measurement(measured, warmup, batch_tokens: int, gpus: int) -> dict:
                 "warmup_skipped": 0, "note": "one measurement" if option == "--step-seconds" else
                 "tokens per second of the whole cluster: global batch x context / it"}
     from ...loop.steplogs import read_log
-    from ...userfile import read_text
+    from ...core.userfile import read_text
 
     content, sha256 = read_text(text, "--log", "a training log file, or - for standard input")
     readings = read_log(content, text, warmup)

@@ -22,9 +22,9 @@ def command(
 
     Example: depthwidth cost 32x4096 --arch llama --gpu h100 --gpus 64 --tokens 2e11
     """
-    from ...cost.modeled import cluster
-    from ...cost.predict import predict
-    from ...errors import InputError
+    from ...cost.perf.modeled import cluster
+    from ...cost.perf.predict import predict
+    from ...core.errors import InputError
     from ...output import emit
     from ...output.costtable import cost_tables
     from ..inputs import expand_stdin
@@ -51,7 +51,7 @@ def command(
 def architectures(texts, configs, arch, context, overrides):
     """(name, blocks.Architecture) of every shape text and config file, all checked first."""
     from ...arch.presets import preset
-    from ...errors import InputError
+    from ...core.errors import InputError
     from ..inputs import bounded_number, resolve_shapes
 
     block = preset(arch)

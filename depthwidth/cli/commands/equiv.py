@@ -3,7 +3,7 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from ...errors import InputError
+from ...core.errors import InputError
 from ..inputs import check_heads, check_list_rows, distinct, expand_stdin, parse_int_list, resolve_shapes
 from ..options import SHOWN, ShownOptions
 

@@ -4,7 +4,7 @@ from typing import Annotated, Optional
 import typer
 
 from ...arch.blocks import DEFAULT_CONTEXT
-from ...errors import InputError
+from ...core.errors import InputError
 from ...arch.hardware import DEFAULT_MULTIPLE
 from ..inputs import plan_options
 from ..options import BLOCK, BlockOptions, Count, FfnMultiple, Field, Fmt, Format, KvHeads, Multiple, Rule, RuleFile, Tp
@@ -50,7 +50,7 @@ def command(
     options = plan_options(name, kv_heads, asked_block, budget_count, multiple, ffn_multiple, tp, rule, rule_file, context)  # every value checked (--ffn-mult parsed) here
     block_options = dict(options.spending.overrides)
     if plan_budget is not None:
-        from ...budgets import parse_params
+        from ...core.budgets import parse_params
         from ..inputs import as_typed
 
         budget = parse_params(plan_budget)

@@ -3,7 +3,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ...errors import InputError
+from ...core.errors import InputError
 from ..options import Bootstrap, Field, Fmt, Format, GroupBy, GroupByOf, Seed, choices
 
 FitForm = choices("FitForm", "levine", "power", "both")
@@ -68,7 +68,7 @@ def command(
     from ... import __version__
     from ...output import check_field, emit
     from ...output.tables import fit_tables
-    from ...advice.rulefile import rule_name, write_rule_file
+    from ...advice.rules.file import rule_name, write_rule_file
 
     report, fitted_runs = fit_report(results, group_by, form.value, bootstrap, seed, rule_name(name, save), runs_dir=runs_dir,
                            sweep=sweep, loss_column=loss_column, id_column=id_column, metric=metric.value)

@@ -3,7 +3,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ...errors import InputError
+from ...core.errors import InputError
 from ..inputs import warn_constraints
 from ..options import LISTED, ListedOptions
 
@@ -21,7 +21,7 @@ def command(
 
     Example: depthwidth models --filter gpt3 --sort depth
     """
-    from ...budgets import parse_quantity
+    from ...core.budgets import parse_quantity
     from ...arch.catalog import filter_models, load_models, sort_models
     from ...output import emit
     from ...output.screen_tables import models_tables

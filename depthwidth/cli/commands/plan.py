@@ -5,7 +5,7 @@ import typer
 
 from ...arch.blocks import DEFAULT_CONTEXT
 from ...arch.hardware import DEFAULT_MULTIPLE
-from ...errors import InputError
+from ...core.errors import InputError
 from ..inputs import as_typed, plan_options
 from ..notices import WARN_EACH, warn
 from ..options import (BLOCK, LAYOUT, PlotTo, Arch, Batch, BlockOptions, C2Reading, Context, Count, CountOf, FfnMultiple, Field, Fmt,
@@ -96,7 +96,7 @@ def command(
         warn(f"{len(given.values):,} budgets planned one at a time (tens of ms each: every candidate's layouts are searched; docs/speed.md); "
              "--brief gives the threshold rule's answer for all of them at once")
     if rules:
-        from ...advice.rule_table import rule_shapes
+        from ...advice.rules.table import rule_shapes
         from ...output.plan_tables import plan_rules_tables
 
         left_out: list[str] = []
@@ -194,7 +194,7 @@ def _brief(values: list[int], options, source: str, fmt: str, field) -> None:
 
 def _days_value(days) -> float:
     """--days as a number of days, range-checked (0.0001 to 100,000)."""
-    from ...budgets import parse_quantity
+    from ...core.budgets import parse_quantity
 
     value = float(parse_quantity(days, "--days"))
     if not 1e-4 <= value <= 1e5:
@@ -221,8 +221,8 @@ def _sized(days, flops, tokens, options):
     """The budgets of --days (a time on the cluster) or of --flops alone (the FLOPs the costed run spends),
     sized through the planner and the performance model (advice/sizing.py)."""
     from ...advice.sizing import flops_within, size_for_days
-    from ...budgets import parse_quantity
-    from ...errors import InputError
+    from ...core.budgets import parse_quantity
+    from ...core.errors import InputError
     from ..inputs import expand_stdin
     from ..training import Budgets, budgets_with_tokens, one_token_count
 
@@ -239,7 +239,7 @@ def _tolerance(text: Optional[str]) -> Optional[float]:
     """--loss-tolerance as a fraction: "0.5%" or "0.005"; None when not given."""
     if text is None:
         return None
-    from ...errors import InputError
+    from ...core.errors import InputError
 
     raw = text.strip()
     try:

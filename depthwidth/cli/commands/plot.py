@@ -30,7 +30,7 @@ def phase(
 
     Example: depthwidth plot phase --out phase.png --shape 12x768
     """
-    from ...budgets import parse_params
+    from ...core.budgets import parse_params
     from ...output.plot import DEFAULT_BUDGETS, DEFAULT_MODELS, check_output_path, phase_figure, require_matplotlib, save_figure
 
     require_matplotlib()

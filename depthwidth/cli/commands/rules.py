@@ -12,6 +12,6 @@ def command(
     """
     from ...output import emit
     from ...output.tables import rules_tables
-    from ...advice.rules import REGISTRY
+    from ...advice.rules.builtin import REGISTRY
 
     emit(list(REGISTRY.values()), format.value, field, rules_tables)

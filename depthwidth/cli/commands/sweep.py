@@ -4,7 +4,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from ...arch.blocks import DEFAULT_CONTEXT
-from ...errors import InputError
+from ...core.errors import InputError
 from ...arch.hardware import DEFAULT_MULTIPLE
 from ..inputs import as_typed, budgets, distinct, parse_int_list, plan_options
 from ..notices import warn
@@ -84,7 +84,7 @@ def command(
                            c2_reading.value)
     chosen = distinct(parse_int_list(depths, "--depths", 1, MAX_DEPTH), "--depths", "the depths") if depths is not None else None
     if source == "tokens":  # each budget N came from its token count D = 20·N: that is also its training length
-        from ...budgets import TOKENS_PER_PARAM
+        from ...core.budgets import TOKENS_PER_PARAM
 
         training = [float(TOKENS_PER_PARAM * v) for v in values]
     from ..training import fixed_layout, searched_run

@@ -3,10 +3,10 @@ as one record of plain values (the `cost` command's JSON fields; docs/performanc
 from __future__ import annotations
 
 
-from ..arch import blocks
-from ..errors import InputError
-from .billed import BILLED_NOTE, BILLED_RATIO
-from ..theory.frozen import frozen
+from ...arch import blocks
+from ...core.errors import InputError
+from ..billed import BILLED_NOTE, BILLED_RATIO
+from ...core.frozen import frozen
 
 
 @frozen
@@ -38,7 +38,7 @@ class Cluster:
 
 def _setting(arch, cluster: Cluster) -> tuple:
     """(accelerator, GPUs: one node when not given, fixed layout fields, global batch in sequences)."""
-    from ..arch.hardware import accelerator, node_gpus
+    from ...arch.hardware import accelerator, node_gpus
     from .layout import default_global_batch
 
     hw = accelerator(cluster.gpu)
@@ -109,8 +109,8 @@ def smallest_cluster(arch: blocks.Architecture, cluster: Cluster) -> tuple[int, 
 def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
     """The cost record of ``arch`` on ``cluster`` (see docs/performance.md for every field)."""
     from .layout import search
-    from .loss import shape_loss_fields
-    from .run import train_flops_per_token
+    from ..loss import shape_loss_fields
+    from ..run import train_flops_per_token
 
     hw, gpus, fixed, batch = _setting(arch, cluster)
     nonembedding, embedding = blocks.params_nonembedding(arch), blocks.params_embedding(arch)
@@ -163,14 +163,14 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
     record.update(shape_loss_fields(depth, nonembedding + (embedding or 0), cluster.tokens, days, hours,
                                     width=arch.width, ffn=arch.ffn))
     if cluster.serve:
-        from .serve import ERROR_NOTE, MEASURED_ERROR, serving
+        from ..serve import ERROR_NOTE, MEASURED_ERROR, serving
 
         record.update({k: v for k, v in serving(arch, hw, cluster.context, cluster.batch, fixed.get("tp"),
                                                              cluster.serving_efficiency or 1.0).items() if k in record})
         record["serving_measured_error"] = dict(MEASURED_ERROR)
         notes.append(ERROR_NOTE.format(**MEASURED_ERROR))
         if hw.hbm_achievable is None:
-            from ..arch.hardware import ACHIEVED_SHARE
+            from ...arch.hardware import ACHIEVED_SHARE
 
             notes.append(f"serving on {hw.label}: no published decode bandwidth read; the datasheet's x A100's measured "
                          f"share ({ACHIEVED_SHARE:.1%}) assumed (arch/hardware.py SYSTEM_SOURCES, unverified)")

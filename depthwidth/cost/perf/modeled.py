@@ -34,9 +34,9 @@ def modeled_costs(arch, spec, fixed: tuple = (), serve: bool = True) -> tuple:
     ``fixed`` the layout fields the user gave ((name, value) pairs: tp, pp, zero, recompute,
     micro_batch), the rest searched. A recomputation of ``none`` under a flash kernel keeps what
     selective keeps (no T x T scores; ``layout.memory_per_gpu``), so its memory is costed as selective."""
-    from .perf import attention_kernel, Layout
+    from .step import attention_kernel, Layout
     from .predict import predict
-    from .run import run_costs
+    from ..run import run_costs
 
     record = predict(arch, cluster(spec, fixed, serve=serve, batch=1, count_layouts=False))
     lay = record["layout"]
@@ -76,8 +76,8 @@ def decode_seconds(arch, spec, fixed: tuple = (), tp: int | None = None) -> floa
     """``modeled_costs``' decode latency alone: one sequence at the run's context on ``spec``'s
     accelerator, at the serving tensor-parallel degree (``predict.predict`` with ``serve``), or at ``tp``
     when given (a fixed --tp wins)."""
-    from ..arch.hardware import accelerator
-    from .serve import serving
+    from ...arch.hardware import accelerator
+    from ..serve import serving
 
     return serving(arch, accelerator(spec.gpu), spec.context, 1, dict(fixed).get("tp") or tp,
                    spec.serving_efficiency or 1.0)["decode_seconds_per_token"]
@@ -85,7 +85,7 @@ def decode_seconds(arch, spec, fixed: tuple = (), tp: int | None = None) -> floa
 
 def serving_degree(arch, spec, fixed: tuple = ()) -> int:
     """The tensor-parallel degree ``decode_seconds`` serves ``arch`` at (``serve.serving_tp``)."""
-    from ..arch.hardware import accelerator
-    from .serve import serving_tp
+    from ...arch.hardware import accelerator
+    from ..serve import serving_tp
 
     return serving_tp(arch, accelerator(spec.gpu), spec.context, 1, dict(fixed).get("tp"))

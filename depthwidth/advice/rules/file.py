@@ -7,7 +7,7 @@ d_opt = k·N^alpha (with L_opt = depth_k·N^beta), their intervals, covariances 
 widths, number of runs, source hashes: ``fitted_on``) and the provenance (date, tool version).
 
 Reading validates with the Pydantic models of ``rulemodels`` (imported only when a rule file is
-read), then checks that the law is plausible across its own fitted range (``rulelaw.plausibility``):
+read), then checks that the law is plausible across its own fitted range (``rules.law.plausibility``):
 an optimum between depth 1 and 10^4 and width 1 and 10^7. What the law says for a budget (the
 planner's fitted depth with its interval) is ``rulelaw``'s. No SciPy, no NumPy here.
 """
@@ -20,9 +20,9 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from ..errors import InputError
-from .rulelaw import DEPTH_LIMITS, WIDTH_LIMITS, plausibility
-from ..theory.frozen import frozen
+from ...core.errors import InputError
+from .law import DEPTH_LIMITS, WIDTH_LIMITS, plausibility
+from ...core.frozen import frozen
 
 RULE_FORMAT = "depthwidth-rule/2"
 READ_FORMATS = ("depthwidth-rule/1", RULE_FORMAT)
@@ -200,7 +200,7 @@ def write_rule_file(rule: FittedRule, path: str | os.PathLike, force: bool = Fal
         raise InputError("--save", str(path), "expected a file name, not a folder")
     if target.exists() and not force:
         raise InputError("--save", str(path), "the file exists; pass --force to overwrite it")
-    from ..staging import cannot_write, need_parent
+    from ...core.staging import cannot_write, need_parent
 
     if not str(path):
         raise InputError("--save", str(path), "expected a file name such as my-rule.json")
@@ -235,7 +235,7 @@ RULE_HINT = "a rule file written by `depthwidth fit --save`"
 def read_rule_file(path: str | os.PathLike) -> FittedRule:
     """Read (through the one bounded reader, ``userfile``) and validate a rule file; InputError
     (one line) on any problem."""
-    from ..userfile import read_bytes
+    from ...core.userfile import read_bytes
 
     shown = str(path)
     return parse_rule(read_bytes(shown, "rule file", RULE_HINT), shown)
@@ -243,10 +243,10 @@ def read_rule_file(path: str | os.PathLike) -> FittedRule:
 
 def parse_rule(data: bytes | str, shown: str = "<rule>") -> FittedRule:
     """Validate rule-file content (bytes or text) into a FittedRule: JSON, then the Pydantic
-    models (``rulemodels.RuleModel``), then the law's plausibility across its fitted range."""
+    models (``rules.filemodels.RuleModel``), then the law's plausibility across its fitted range."""
     from pydantic import ValidationError
 
-    from .rulemodels import RuleModel
+    from .filemodels import RuleModel
 
     def bad(message: str) -> InputError:
         return InputError("rule file", shown, message)

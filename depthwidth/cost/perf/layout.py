@@ -12,7 +12,7 @@ stage, whose parameter gathers an overlapped step hides; then least memory, then
 order above); when none fits, the least memory one.
 
 Two searches give that same answer: ``search_grid`` evaluates every layout at once as NumPy arrays
-(``perf.training_rates``), the reference; ``search`` (what the tool runs) evaluates the same formulas on
+(``perf.step.training_rates``), the reference; ``search`` (what the tool runs) evaluates the same formulas on
 plain numbers and skips, exactly, the layouts that cannot win (docstring of ``search``), so one shape's
 search needs no NumPy and a few hundred microseconds (cold start; tests/test_layout_search.py checks the
 two agree).
@@ -28,12 +28,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..arch import blocks
-from ..arch.hardware import tp_sizes
-from . import comm, run
-from ..theory.num import lib
-from .perf import (BYTES, RECOMPUTE_CODE, Layout, step_efficiency, attention_kernel, gemm_floor, head_seconds, layer_forward,
-                   optimizer_seconds, stage_params_per_gpu, train_step, training_rates)
+from ...arch import blocks
+from ...arch.hardware import tp_sizes
+from . import comm
+from .. import run
+from ...core.num import lib
+from .step import (BYTES, RECOMPUTE_CODE, Layout, step_efficiency, attention_kernel, gemm_floor, head_seconds, layer_forward,
+    optimizer_seconds, stage_params_per_gpu, train_step, training_rates)
 
 RECOMPUTE_NAMES = ("none", "selective", "full")
 BATCH_TOKENS = ((0.76e9, 0.5e6), (2.7e9, 1e6), (13e9, 2e6), (float("inf"), 3.2e6))  # Brown et al. 2020, Table 2.1
@@ -202,7 +203,7 @@ def search_grid(arch, hw, gpus: int, context: int, global_batch: int, fixed: dic
 def _floor(arch, hw, tp, cp, mb, context, forward, base, gemm=None) -> tuple:
     """(a layer's least time, the output head's) on one micro-batch of ``mb`` sequences: its forward
     (``forward``) at three passes, with tensor parallelism's four all-reduces; ``gemm`` as in
-    ``perf.layer_forward`` (``gemm_floor``: a lower bound proportional to ``mb``)."""
+    ``perf.step.layer_forward`` (``gemm_floor``: a lower bound proportional to ``mb``)."""
     gemm_time, core, elementwise, _ = forward
     tokens = mb * context / cp
     efficiency = step_efficiency(base)
@@ -261,7 +262,7 @@ def search(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | N
     - each (tp, cp, pp, dp, interleave, micro-batch) has a lower bound on its step: the pipeline's
       compute at three passes per micro-batch with tensor parallelism's four all-reduces, + the
       optimizer step at its least; they are visited in the order of a looser bound that needs no
-      product timed for each micro-batch (the same with ``perf.gemm_floor``: one sequence's, times the
+      product timed for each micro-batch (the same with ``perf.step.gemm_floor``: one sequence's, times the
       micro-batch), the search stops at the first of those above the best step found, and a layout
       whose own bound is above it is skipped;
     - of the ZeRO stages 0-2 only the highest allowed is timed (with dp > 1 they take the same time

@@ -1,5 +1,5 @@
 """Pydantic models of the files the experiment loop reads: rule files (``depthwidth-rule/1`` and
-``/2``) and sweep result records. Imported only when such a file is read (``rulefile.parse_rule``,
+``/2``) and sweep result records. Imported only when such a file is read (``rules.file.parse_rule``,
 ``results``), never by ``plan``/``bounds`` without a rule file.
 
 Every number must be finite (JSON never holds NaN/Infinity, and ``allow_inf_nan=False`` refuses
@@ -131,7 +131,7 @@ class LossModel(_Strict):
     source: str
 
 class LayoutModel(_Strict):
-    """The attention layout the sweep held (``rulefile.AttentionLayout``)."""
+    """The attention layout the sweep held (``rules.file.AttentionLayout``)."""
 
     head_dim: Optional[int] = Field(default=None, ge=1, strict=True)
     kv_heads: Optional[int] = Field(default=None, ge=1, strict=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import field
 from typing import Callable
-from ..theory.frozen import frozen
+from ...core.frozen import frozen
 
 
 THEORY, FIT, PRACTICE, GUARD = "theory", "fit", "practice", "guard"

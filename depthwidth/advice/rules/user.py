@@ -1,13 +1,13 @@
 """Rules fitted on the user's own data (``depthwidth fit --save``, RULEFILE format depthwidth-rule/1),
-read back as ``rules.Rule`` objects of kind fit. Reads through ``rulefile``; it imports ``rules``,
+read back as ``rules.record.Rule`` objects of kind fit. Reads through ``rulefile``; it imports ``rules``,
 never the other way round (no import circle)."""
 from __future__ import annotations
 
 import math
 
-from ..errors import InputError
-from ..budgets import FLOPS_PER_PARAM_TOKEN, TOKENS_PER_PARAM
-from .rules import FIT, Constant, Rule
+from ...core.errors import InputError
+from ...core.budgets import FLOPS_PER_PARAM_TOKEN, TOKENS_PER_PARAM
+from .builtin import FIT, Constant, Rule
 
 
 def _get(obj, key, default=None):
@@ -25,7 +25,7 @@ def _pair(value) -> tuple[float, float] | None:
 
 def rule_from_file(path) -> Rule:
     """A rule file written by ``depthwidth fit --save`` (levine or power form) as a Rule of kind fit."""
-    from .rulefile import read_rule_file
+    from .file import read_rule_file
 
     fitted = read_rule_file(path)
     form = _get(fitted, "form")
@@ -78,8 +78,8 @@ def rule_layout(spending, path):
     or its query heads per key/value head), where the user gave none (--head-dim, --kv-heads stay final)."""
     from dataclasses import replace
 
-    from ..arch.spending import LayoutSpending
-    from .rulefile import read_rule_file
+    from ...arch.spending import LayoutSpending
+    from .file import read_rule_file
 
     layout = read_rule_file(path).layout
     if layout is None or spending.block.mla:

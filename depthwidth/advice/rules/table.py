@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 
-from ..arch.hardware import tp_sizes
-from .planner import PlanOptions, no_valid_shape, planned_shape, rule_shape, snap_depth, theory_for
-from ..arch.record import counts
-from ..theory.frozen import frozen
+from ...arch.hardware import tp_sizes
+from ..planner import PlanOptions, no_valid_shape, planned_shape, rule_shape, snap_depth, theory_for
+from ...arch.record import counts
+from ...core.frozen import frozen
 
 
 @frozen
@@ -43,9 +43,9 @@ def rule_shapes(budget: int, options: PlanOptions | None = None, left_out: list[
     """Every registry rule (and the user's rule file) for one budget, side by side with the theory.
     A rule whose depth passes the largest accepted depth is left out (never a shape `bounds` refuses),
     with a line in ``left_out`` saying so."""
-    from ..theory.shapes import MAX_DEPTH
-    from .rules import REGISTRY
-    from .user_rules import rule_from_file
+    from ...theory.shapes import MAX_DEPTH
+    from .builtin import REGISTRY
+    from .user import rule_from_file
 
     options = (options or PlanOptions()).at_budget(budget)
     spending, constraints = options.spending, options.constraints
@@ -103,7 +103,7 @@ def consensus_row(budget: int, options: PlanOptions) -> RuleShape:
     """The consensus (the plan's default, ``evidence.py``) as one more row: its pick, and its band as the range."""
     from dataclasses import replace
 
-    from .planner import plan
+    from ..planner import plan
 
     p = plan(budget, replace(options, rule="consensus", rule_file=None))
     lo, hi, r = p.band.low, p.band.high, p.recommended

@@ -1,9 +1,9 @@
 """Calibration from one's own run: the stack's efficiency that makes the performance model
 reproduce a measured step time. Pure: numbers in, numbers out.
 
-The performance model times the compute of a step (``perf.train_step``: matrix multiplies, the
+The performance model times the compute of a step (``perf.step.train_step``: matrix multiplies, the
 attention core, element-wise work, the output head) and divides it by one factor, the share of the
-modelled compute time a real stack achieves (``perf.STEP_EFFICIENCY``, 0.82 out of the box, set on
+modelled compute time a real stack achieves (``perf.step.STEP_EFFICIENCY``, 0.82 out of the box, set on
 the published-runs table). Communication (``comm.py``) is not scaled. One measurement fixes one
 factor: calibration solves predicted step(efficiency) = measured step for it, in the layout the
 search picks at that efficiency (the same search ``cost --profile`` then runs, so the calibrated run
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 
-from ..errors import InputError
+from ...core.errors import InputError
 
 EFFICIENCY_RANGE = (0.02, 4.0)  # the shares of the modelled compute time a fit may land on
 TOLERANCE = 1e-7  # relative, on the step time (or the bracket): where the root search stops

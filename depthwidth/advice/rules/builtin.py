@@ -1,7 +1,7 @@
 """Empirical depth/width rules side by side, each with its constants, source, range and provenance.
 
 This module is the one place every empirical constant lives. A rule is data (a frozen ``Rule``,
-defined with ``Constant`` in ``rule_type.py`` and importable from here) plus the behaviour its
+defined with ``Constant`` in ``rules/record.py`` and importable from here) plus the behaviour its
 ``relation`` names:
 
 - ``threshold``  theory: the smallest depth with L >= log3 d (Levine et al. 2020, Theorems 1-2);
@@ -16,16 +16,15 @@ planner supplies (the width spending the budget at depth L with the real block, 
 and solves the rule's relation against it by bisection on L, in log space; guards recommend
 nothing. Each constant has a status (verified, second-hand, unverified; see ``Constant``), and
 ``Rule.verification`` says where it was read; the published shapes and source texts live in
-``published.py``. Pure: no I/O (user rule files are read by ``user_rules.rule_from_file``).
+``published.py``. Pure: no I/O (user rule files are read by ``rules.user.rule_from_file``).
 """
 from __future__ import annotations
 
 import math
 
-from . import published as P
-from ..errors import not_one_of
-from .rule_type import (FIT, GUARD, KINDS, PRACTICE, RULE_LABELS, SECOND_HAND, STATUSES, THEORY, UNVERIFIED,  # noqa: F401
-                        VERIFIED, Constant, Rule)
+from .. import published as P
+from ...core.errors import not_one_of
+from .record import FIT, GUARD, KINDS, PRACTICE, RULE_LABELS, SECOND_HAND, STATUSES, THEORY, UNVERIFIED, VERIFIED, Constant, Rule
 
 FAR_OUTSIDE = 10.0  # shape notes skip a non-guard rule whose size range misses the budget by more than this factor
 
@@ -235,7 +234,7 @@ def get_rule(name: str) -> Rule:
 
 def empirical_optimum(budget: float) -> tuple[float, float]:
     """(depth, width) of the Levine et al. NeurIPS fit ('levine-fit') for the paper's block N = 12·L·d²."""
-    from ..theory.separation import width_for
+    from ...theory.separation import width_for
 
     return REGISTRY["levine-fit"].recommend(budget, lambda depth: width_for(budget, depth))
 

@@ -25,10 +25,10 @@ Communication in ``comm.py``; the pipeline, data parallelism and the step here.
 from __future__ import annotations
 
 
-from ..arch import blocks
+from ...arch import blocks
 from . import comm
-from ..theory.num import lib
-from ..theory.frozen import frozen
+from ...core.num import lib
+from ...core.frozen import frozen
 
 SMALL_TILE = 16  # tensor-core operands come in multiples of 8 (fp16) elements: NVIDIA guide Sec. 2.2; 16 assumed
 TILE = 128  # cuBLAS tile edge (NVIDIA Matrix Multiplication Background guide, Sec. 2.3: 256x128, 128x128 typical)
@@ -256,7 +256,7 @@ def training_rates(arch, hw, layout: Layout, context: int, global_batch: int, gp
     """``train_step`` with tokens per second for the whole cluster, MFU (model FLOPs: 6N + attention +
     logits, cost.run.train_flops_per_token) and HFU (with recomputation's extra forward); ``forward``
     and ``counts`` as in ``train_step``."""
-    from .run import train_flops_per_token
+    from ..run import train_flops_per_token
 
     out = train_step(arch, hw, layout, context, global_batch, forward, counts)
     np = lib(out["step_seconds"], gpus)

@@ -22,7 +22,7 @@ Conventions (reference card, "Performance model"):
 """
 from __future__ import annotations
 
-from ..theory.num import Scalars, lib
+from ...core.num import Scalars, lib
 
 # share of the link's bandwidth an all-reduce reaches: 8x A100 NVLink busbw 235 of 300 GB/s; AWS EFA
 # "effective 340 Gbps" of 400 (stas00/ml-engineering network/README.md @0030e63f5275, verified)
