@@ -82,6 +82,19 @@ def test_every_figure_of_the_text_is_in_the_record(args):
         assert rec["run"]["time_to_target_days"] is not None  # issue 42: null while the why printed days
 
 
+@pytest.mark.parametrize("prefer, field, unit", [("train", "time_to_target_gpu_hours", "GPU-hours"),
+                                                   ("balanced", "time_to_target_days", "days")])
+def test_why_gives_the_pick_time_in_the_unit_it_ranks_by(prefer, field, unit):
+    """--prefer train ranks by GPU-hours, so its why gives GPU-hours (it printed days labelled GPU-hours)."""
+    text, record = plan_pair(["--params", "1e9", "--prefer", prefer])
+    why = " ".join(section(text, "why").split())
+    shown = re.search(r"\], ([\d,.]+) (GPU-hours|days) (?:of training|to the target)", why)
+    assert shown and shown.group(2) == unit, why
+    want = record["recommended"]["run"][field]
+    digits = shown.group(1).replace(",", "")
+    assert abs(float(digits) - want) <= 0.5 * 10 ** -(len(digits.split(".")[1]) if "." in digits else 0) * (1 + 1e-9)
+
+
 def test_plan_record_is_nested_and_small():
     _, record = plan_pair(["--params", "1e9"])
     assert len(record) <= 20

@@ -130,6 +130,15 @@ def _pct(x: float) -> str:
     return f"{x:+.2%}" if abs(x) < 0.1 else f"{x:+.1%}"
 
 
+def _shown(t: Targeted, prefer: str) -> tuple[float | None, str]:
+    """The time to the target ``why`` shows for ``t``: GPU-hours under ``prefer`` train (what it ranks by;
+    the plan's ``run.time_to_target_gpu_hours``), its own unit otherwise."""
+    hours = getattr(t.costs, "train_gpu_hours", None)
+    if prefer == "train" and t.unit == "days" and hours is not None and t.to_target is not None and t.time:
+        return hours * t.to_target / t.time, "GPU-hours"
+    return t.to_target, t.unit
+
+
 def _time(x: float | None, unit: str) -> str:
     if x is None:
         return "never (the penalty exceeds what more data can recover)"
@@ -178,10 +187,9 @@ def why(ranked: list[tuple[float, Targeted]], band: tuple[int, int], prefer: str
     v, lo, hi = pick.penalty
     shape = f"{pick.arch.depth}x{pick.arch.width}"
     undecided = "" if budget is None or tolerance is not None or loss_decides(budget, band, model) else _undecided(budget, model, prefer)
-    mine = f"{_pct(v)} loss vs the best shape [{_pct(lo)}, {_pct(hi)}], {_time(pick.to_target, pick.unit)} to the target loss"
+    mine = f"{_pct(v)} loss vs the best shape [{_pct(lo)}, {_pct(hi)}], {_time(*_shown(pick, prefer))} to the target loss"
     if undecided:
-        clock = "GPU-hours" if prefer == "train" or pick.unit != "days" else "wall-clock"
-        mine = f"{_pct(v)} loss vs the best shape [{_pct(lo)}, {_pct(hi)}], {_time(pick.to_target, pick.unit)} of training ({clock})"
+        mine = f"{_pct(v)} loss vs the best shape [{_pct(lo)}, {_pct(hi)}], {_time(*_shown(pick, prefer))} of training"
     if tolerance is not None:
         head = f"{shape} is the fastest of the {shapes} valid shapes in the band [{band[0]}, {band[1]}] within the loss tolerance {tolerance:.2%}"
     elif prefer == "serve":
@@ -201,7 +209,7 @@ def why(ranked: list[tuple[float, Targeted]], band: tuple[int, int], prefer: str
     ov = other.penalty[0]
     theirs = f" and {other.decode * 1e3:.3g} ms per token" if prefer == "serve" and other.decode else ""
     return (f"{head}: predicted {mine}, against {other.arch.depth}x{other.arch.width} at {_pct(ov)} and "
-            f"{_time(other.to_target, other.unit)}{theirs} (loss model: Gemstones and Petty 2023 ablations, docs/loss.md).")
+            f"{_time(*_shown(other, prefer))}{theirs} (loss model: Gemstones and Petty 2023 ablations, docs/loss.md).")
 
 
 def rule_loss_model(path: str | None) -> PenaltyModel | None:
