@@ -60,14 +60,10 @@ def render() -> str:
 
 
 def main(argv: list[str]) -> int:
-    text = render()
-    if "--check" in argv:
-        if not OUT.exists() or OUT.read_text(encoding="utf-8") != text:
-            print(f"{OUT} differs from --help: run python docs/gen_cli.py", file=sys.stderr)
-            return 1
-        return 0
-    OUT.write_text(text, encoding="utf-8")
-    return 0
+    sys.path.insert(0, os.fspath(Path(__file__).resolve().parent))
+    from generated import write_or_check
+
+    return write_or_check(OUT, render(), argv, "--help", "docs/gen_cli.py")
 
 
 if __name__ == "__main__":
