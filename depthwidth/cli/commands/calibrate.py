@@ -45,25 +45,17 @@ def command(
     from ..training import train_run
     from .cost import architectures
 
-    if train.profile is not None or train.mfu is not None:
-        given = "--profile" if train.profile is not None else "--mfu"
-        raise InputError(given, train.profile or train.mfu, "calibrate fits the efficiency itself: give the run, not a profile or an MFU")
-    options = zip(TRAINING + SERVING, (step_seconds, tokens_per_second, log, decode_tokens_per_second, time_per_output_token, serving_log))
-    measured = [(name, value) for name, value in options if value is not None]
-    if len(measured) != 1:
-        raise InputError("measurement", " ".join(n for n, _ in measured) or "(none)",
-                         "expected one of " + ", ".join(TRAINING) + " (training) or " + ", ".join(SERVING) + " (serving)")
-    if warmup is not None and log is None:
-        raise InputError("--warmup", warmup, "skips readings of a --log; a single measurement has none")
+    measured = _one_measurement(train, warmup, step_seconds, tokens_per_second, log, decode_tokens_per_second,
+                                time_per_output_token, serving_log)
     spec, fixed, _ = train_run(train)
     named = architectures(expand_stdin(shapes) if shapes else [], [config] if config else [], arch, train.context,
                           dict(kv_heads=kv_heads, **block._asdict()))
     if len(named) != 1:
         raise InputError("shapes", " ".join(n for n, _ in named) or "(none)", "expected the one shape that ran (a shape, a model name or --config)")
-    if measured[0][0] in SERVING:
-        record, profile = _serving_calibrated(named[0], spec, train.tp, batch, measured[0])
+    if measured[0] in SERVING:
+        record, profile = _serving_calibrated(named[0], spec, train.tp, batch, measured)
     else:
-        record, profile = _calibrated(named[0], spec, fixed, measured[0], warmup)
+        record, profile = _calibrated(named[0], spec, fixed, measured, warmup)
     if out is not None:
         from ...loop.profiles import write_profile
 
@@ -73,6 +65,23 @@ def command(
     from ...output.costtable import calibrate_tables
 
     emit([record], format.value, field, calibrate_tables)
+
+
+def _one_measurement(train, warmup, *values) -> tuple[str, str]:
+    """(option, value) of the one measurement given (in the order of TRAINING + SERVING); InputError for a
+    profile or an MFU (calibrate fits them), none or two measurements, or --warmup without a --log."""
+    from ...errors import InputError
+
+    if train.profile is not None or train.mfu is not None:
+        given = "--profile" if train.profile is not None else "--mfu"
+        raise InputError(given, train.profile or train.mfu, "calibrate fits the efficiency itself: give the run, not a profile or an MFU")
+    measured = [(name, value) for name, value in zip(TRAINING + SERVING, values) if value is not None]
+    if len(measured) != 1:
+        raise InputError("measurement", " ".join(n for n, _ in measured) or "(none)",
+                         "expected one of " + ", ".join(TRAINING) + " (training) or " + ", ".join(SERVING) + " (serving)")
+    if warmup is not None and measured[0][0] != "--log":
+        raise InputError("--warmup", warmup, "skips readings of a --log; a single measurement has none")
+    return measured[0]
 
 
 def _calibrated(named, spec, fixed, measured, warmup) -> tuple[dict, dict]:
