@@ -49,6 +49,35 @@ def test_calibrated_on_one_run_median(report):
     assert report["stack_profile"]["all"]["median"] <= 0.05, report["stack_profile"]["all"]
 
 
+# The (source, accelerator) groups whose calibrated maximum is over the issue's 15%, each with why (docs/performance.md,
+# "Measured error on published runs"); the test below fails when one of them comes under it (drop it from here) or
+# when any other group goes over.
+CALIBRATED_MAX_OVER = {
+    ("Narayanan et al. 2021, DeepSpeed ZeRO-3 (Table 2)", "a100-80gb"):
+        "the step is the same on 768 and 1536 GPUs (and 1120, 2240) at one batch: bound by the weight gathers, so those "
+        "runs carry no information on compute speed, while the ones on 384 and 640 GPUs reach an efficiency of 0.54-0.59 "
+        "(Megatron-LM's runs 0.85): one measured run fixes one factor, and the source needs two",
+    ("MosaicML 2023, llm-foundry FSDP (benchmark README)", "h100"):
+        "the H100 small-width gap: MPT-1B and 7B at 2k run 22-28% below the model (rows not asserted), 30B and 70B within 8%",
+    ("torchtitan 2024, FSDP2 (docs/performance.md)", "a100-80gb"):
+        "Llama 3 8B under torchtitan's op-level selective recomputation (every second matrix multiply recomputed), "
+        "which the model's recomputation modes do not include",
+}
+
+
+def test_calibrated_on_one_run_max(report):
+    """The issue's other calibrated bound, max |error| <= 15%, computed from the table for every source and accelerator:
+    held by each group but the ones CALIBRATED_MAX_OVER names, each still over it (so the list stays the truth)."""
+    groups = {key: c for key, c in report["calibrated_one_run"].items() if key != "all"}
+    assert set(CALIBRATED_MAX_OVER) <= set(groups)
+    for key, c in groups.items():
+        if key in CALIBRATED_MAX_OVER:
+            assert c["max"] > 0.15, (key, c, "now within the bound: drop it from CALIBRATED_MAX_OVER")
+        else:
+            assert c["max"] <= 0.15, (key, c)
+    assert report["calibrated_one_run"]["all"]["max"] == max(c["max"] for c in groups.values())
+
+
 def test_a_calibrated_run_is_reproduced_and_the_step_is_linear_in_one_over_efficiency():
     """step = a + b / efficiency in a held layout (communication is not scaled): a third efficiency's step
     lies on the line through two, and the efficiency calibrated on a run gives its measured step."""
