@@ -168,3 +168,36 @@ def test_flash_speeds_a_gpt_step_up_as_flashattention_2_measured(run, shape, pub
     ratio = (_tokens_per_second(run, shape, *options, "--attention", "flash")
              / _tokens_per_second(run, shape, *options, "--attention", "unfused"))
     assert abs(ratio / published - 1) <= 0.10, (ratio, published)
+
+
+def _calibrate_row(run, row, *extra):
+    from conftest import parse_json
+
+    args = ["calibrate", f"{row['layers']}x{row['hidden']}x{row['heads']}", "--arch", "vanilla", "--vocab", str(row["vocab"]),
+            "--gpu", row["gpu"], "--gpus", str(row["gpus"]), "--tp", str(row["tp"]), "--pp", str(row["pp"]),
+            "--zero", str(row["zero"]), "--global-batch", str(row["global_batch"]), "--context", str(row["seq_len"]),
+            "--recompute", row["recompute"], "--attention", row["attention"],
+            "--step-seconds", f"{accuracy.measured_step(row):.6g}", *extra]
+    if row["micro_batch"]:
+        args += ["--micro-batch", str(row["micro_batch"])]
+    return run(args + ["--format", "json"]), run(args)
+
+
+def test_calibrate_says_when_the_run_is_bound_by_communication(run):
+    """compute_share_before: the share of the modelled step the efficiency scales, about b / efficiency over
+    a + b / efficiency of the row's step line (`calibrate` runs with gradients overlapped; within 0.05: the line is the
+    secant over efficiencies 0.41-0.82, the share the tangent at 0.82, and the gradient reduction hidden behind the
+    backward shrinks as the compute speeds up). Megatron-LM's 18.4B run is bound by compute; DeepSpeed ZeRO-3 on 1536
+    GPUs by its weight gathers, and the screen says the fit is loose."""
+    from conftest import parse_json
+
+    for rid, bound in (("narayanan2021-t1-18.4B", "compute"), ("narayanan2021-t2-zero-3-174.6B-1536gpus", "communication")):
+        row = dict(next(r for r in ROWS if r["id"] == rid), overlap=True)
+        a, b = accuracy.step_line(row)
+        expected = (b / 0.82) / (a + b / 0.82)
+        as_json, screen = _calibrate_row(run, row)
+        share = parse_json(as_json)[0]["compute_share_before"]
+        assert abs(share - expected) <= 0.05, (rid, share, expected)
+        assert (share > 0.5) == (bound == "compute"), (rid, share)
+        assert ("fixes the efficiency loosely" in screen.stdout or "predicts runs bound by compute poorly" in screen.stdout) \
+            == (bound == "communication"), screen.stdout

@@ -88,7 +88,7 @@ def _calibrated(named, spec, fixed, measured, warmup) -> tuple[dict, dict]:
     """(the command's record, the profile) of one shape's run and its measurement."""
     from dataclasses import replace
 
-    from ...cost.calibration import fit_efficiency, step_summary
+    from ...cost.calibration import compute_share, fit_efficiency, step_summary
     from ...cost.modeled import cluster
     from ...cost.perf import STEP_EFFICIENCY, attention_kernel, Layout
     from ...cost.predict import predict
@@ -102,6 +102,7 @@ def _calibrated(named, spec, fixed, measured, warmup) -> tuple[dict, dict]:
     efficiency = fit_efficiency(arch, spec, fixed, middle, what)
     bounds = [None, None] if low is None else [fit_efficiency(arch, spec, fixed, s, what) for s in (high, low)]
     after = predict(arch, cluster(replace(spec, efficiency=efficiency), fixed, count_layouts=False))
+    share = compute_share(arch, spec, fixed, spec.efficiency or STEP_EFFICIENCY, before["step_seconds"])
     kernel = attention_kernel(arch, Layout(attention=spec.attention))
     label = (f"{name} ({arch.family}) on {gpus} {before['gpu']}, {_layout_text(after['layout'])}, global batch {batch} x {context}: "
              f"{middle:.4g} s/step from {measurement['source']}")
@@ -110,14 +111,14 @@ def _calibrated(named, spec, fixed, measured, warmup) -> tuple[dict, dict]:
     run = {"shape": name, "arch": arch.family, "params_nonembedding": before["params_nonembedding"], "gpus": gpus, "context": context,
            "global_batch": batch, "attention": kernel, "layout": after["layout"], "fixed_layout": dict(fixed)}
     training = {"efficiency": efficiency, "efficiency_low": bounds[0], "efficiency_high": bounds[1], "interval_note": interval,
-                "default_efficiency": STEP_EFFICIENCY, "step_seconds_before": before["step_seconds"],
+                "compute_share_before": share, "default_efficiency": STEP_EFFICIENCY, "step_seconds_before": before["step_seconds"],
                 "measurement": {**measurement, "step_seconds": middle, "step_seconds_low": low, "step_seconds_high": high}, "run": run}
     profile = {"format": "depthwidth-profile/1", "accelerator": before["gpu"], "calibrated_on": label, "training": training}
     record = {"shape": name, "arch": arch.family, "gpu": before["gpu"], **{k: v for k, v in run.items() if k not in ("shape", "arch")},
               "measured_step_seconds": middle, "measured_step_seconds_low": low, "measured_step_seconds_high": high,
               "measurement": measurement, "efficiency": efficiency, "efficiency_low": bounds[0], "efficiency_high": bounds[1],
-              "interval_note": interval, "default_efficiency": STEP_EFFICIENCY, "step_seconds_before": before["step_seconds"],
-              "mfu_before": before["mfu"], "step_seconds": after["step_seconds"], "mfu": after["mfu"],
+              "interval_note": interval, "compute_share_before": share, "default_efficiency": STEP_EFFICIENCY,
+              "step_seconds_before": before["step_seconds"], "mfu_before": before["mfu"], "step_seconds": after["step_seconds"], "mfu": after["mfu"],
               "tokens_per_second": after["tokens_per_second"], "tokens": spec.tokens, "train_days": after["train_days"],
               "calibrated_on": label, "profile": None}
     return record, profile
