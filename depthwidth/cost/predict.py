@@ -32,8 +32,12 @@ class Cluster:
 
     @property
     def options(self) -> dict:
-        """The Layout fields beyond the layout search's own: the calibrated efficiency, when there is one."""
-        return {} if self.efficiency is None else {"efficiency": self.efficiency}
+        """The Layout fields beyond the layout search's own: the calibrated efficiency, when there is one, and
+        with --recompute op the share of the matrix multiplies it recomputes (``perf.OP_RECOMPUTE_MATMULS``)."""
+        from .perf import recompute_options
+
+        options = {} if self.efficiency is None else {"efficiency": self.efficiency}
+        return {**options, **recompute_options(dict(self.fixed).get("recompute"))}
 
 
 def _setting(arch, cluster: Cluster) -> tuple:

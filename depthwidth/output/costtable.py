@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from . import compact
 
-MODEL_ERROR_NOTE = ("model error on 56 published runs: median 5.7%, 53 of 56 within 25% (docs/performance.md); "
+MODEL_ERROR_NOTE = ("model error on 60 published runs: median 4.3%, 59 of 60 within 25% (docs/performance.md); "
                     "times are a healthy cluster's steady state")
 
 
