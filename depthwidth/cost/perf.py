@@ -16,8 +16,8 @@ Compute (reference card, "Performance model"):
   through HBM);
 - element-wise work (norms, activation, residual adds, dropout) from the bytes it reads and writes;
 - backward = 2 x forward, but a flash kernel's backward 2.5 x its forward (FLASH_BACKWARD: it recomputes the
-  scores); full recomputation adds a forward, selective the unfused attention core, op half the forward's
-  matrix multiplies and its element-wise work (OP_RECOMPUTE_MATMULS) (Korthikanti et al.
+  scores); full recomputation adds a forward, selective the unfused attention core, op every second of the
+  forward's matrix multiplies and its element-wise work (``op_recompute_share``) (Korthikanti et al.
   2022, Sec. 5);
 - the output head: its three products and the fp32 loss over the vocabulary, LOSS_BYTES per logit
   through HBM.
@@ -45,11 +45,7 @@ FLASH_BACKWARD = 2.5
 # gradient back to bf16 (4 + 2): 28 bytes, a lower bound (in-place passes of a stack add more)
 LOSS_BYTES = 28
 ADAM_BYTES_PER_PARAM = 36  # optimizer step: reads 2+4+12 and writes 2+4... of bf16 weight, fp32 grad/master, m, v
-RECOMPUTE_CODE = {"none": 0, "selective": 1, "full": 2, "op": 1}  # "op": selective's memory, Layout.recompute_matmuls
-# torchtitan's op-level selective recomputation ("selective op"): its policy "Saves output of all compute ops, except every
-# second mm" (pytorch/torchtitan, the activation-checkpointing policy _custom_policy), so the backward recomputes half the
-# forward's matrix multiplies and the element-wise ops outside its save list; the attention kernel's output is saved
-OP_RECOMPUTE_MATMULS = 0.5
+RECOMPUTE_CODE = {"none": 0, "selective": 1, "full": 2, "op": 1}  # "op": selective's code and memory, Layout.recompute_op
 # The share of the modelled compute time a real training step achieves: what the model leaves out (kernel
 # launches and synchronisation, the loss and optimizer kernels, data loading, stragglers, clocks below boost
 # under sustained load). ONE constant for every accelerator and run, set once so that the median error over
@@ -78,13 +74,25 @@ class Layout:
     attention: str | None = None
     dropout: bool | None = None
     efficiency: float | None = None  # the stack's share of the modelled compute time (None: STEP_EFFICIENCY; a calibration's)
-    recompute_matmuls: float = 0.0  # with selective recomputation, the share of the forward's matrix multiplies recomputed (op)
+    recompute_op: bool = False  # with selective recomputation: torchtitan's op-level policy (``op_recompute_share``)
 
 
 def recompute_options(recompute: str | None) -> dict:
-    """The Layout fields a recomputation name brings beyond its code: ``op``, the share of the matrix multiplies
-    recomputed (OP_RECOMPUTE_MATMULS); {} for the others."""
-    return {"recompute_matmuls": OP_RECOMPUTE_MATMULS} if recompute == "op" else {}
+    """The Layout fields a recomputation name brings beyond its code: ``op`` sets ``recompute_op``; {} for the others."""
+    return {"recompute_op": True} if recompute == "op" else {}
+
+
+def op_recompute_share(arch) -> float:
+    """The share of a layer's forward matrix-multiply FLOPs that torchtitan's op-level selective recomputation runs
+    again: its policy "Saves output of all compute ops, except every second mm" (pytorch/torchtitan
+    torchtitan/parallelisms/parallelize_llama.py @004b3148, ``_apply_ac_to_transformer_block``), counting a block's
+    products in the order its forward calls them: wq, wk, wv, wo, then w1, w3, w2 (gated; ``models/llama/model.py``)
+    or up, down; so wk, wo and w3 (or down) are recomputed. Latent attention or experts: half, by count."""
+    if arch.latent or arch.moe:
+        return 0.5
+    d, q, kv, f = arch.width, arch.heads * arch.head_dim, arch.kv_heads * arch.head_dim, arch.ffn
+    products = [d * q, d * kv, d * kv, q * d] + ([d * f, d * f, f * d] if arch.gated else [d * f, f * d])
+    return sum(products[1::2]) / sum(products)
 
 
 def step_efficiency(layout: Layout) -> float:
@@ -241,7 +249,7 @@ def train_step(arch, hw, layout: Layout, context: int, global_batch: int, forwar
     passes = 3.0 + full  # forward, backward (2x), and with full recomputation the forward again
     flash_backward = FLASH_BACKWARD - 2.0 if attention_kernel(arch, layout) == "flash" else 0.0
     layer = passes * forward + flash_backward * core + np.where(recompute_core, core, 0.0)
-    op = layout.recompute_matmuls
+    op = op_recompute_share(arch) if layout.recompute_op else 0.0
     if op:  # op-level selective recomputation: that share of the multiplies and the element-wise work, again
         layer = layer + np.where(selective, op * gemm + elementwise, 0.0)
     tokens = b * context / cp

@@ -33,7 +33,7 @@ class Cluster:
     @property
     def options(self) -> dict:
         """The Layout fields beyond the layout search's own: the calibrated efficiency, when there is one, and
-        with --recompute op the share of the matrix multiplies it recomputes (``perf.OP_RECOMPUTE_MATMULS``)."""
+        with --recompute op the op-level policy (``perf.recompute_options``)."""
         from .perf import recompute_options
 
         options = {} if self.efficiency is None else {"efficiency": self.efficiency}
