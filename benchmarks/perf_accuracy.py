@@ -80,10 +80,12 @@ def _step(row, fixed, efficiency):
     """(step seconds, layout) of the row's run with these layout fields fixed (the rest searched)."""
     from depthwidth.arch.hardware import accelerator
     from depthwidth.cost.perf.layout import search
+    from depthwidth.cost.perf.step import recompute_options
 
     layout, rates, _, _, _ = search(_arch(row), accelerator(row["gpu"]), row["gpus"], row["seq_len"], row["global_batch"],
                                     fixed, row["attention"], row["overlap"], math.inf, count=False,
-                                    sequence_parallel=row["sequence_parallel"], dropout=row["dropout"], efficiency=efficiency)
+                                    sequence_parallel=row["sequence_parallel"], dropout=row["dropout"], efficiency=efficiency,
+                                    **recompute_options(row["recompute"]))
     return rates["step_seconds"], layout
 
 

@@ -18,6 +18,7 @@ from depthwidth.arch.blocks import Architecture
 from depthwidth.arch.hardware import accelerator
 from depthwidth.cost.perf import comm
 from depthwidth.cost.perf.layout import search
+from depthwidth.cost.perf.step import recompute_options
 from depthwidth.cost.perf.step import RECOMPUTE_CODE, Layout, gemm_seconds, train_step
 
 ROWS = json.loads((pathlib.Path(__file__).parent / "data" / "published_runs.json").read_text())
@@ -33,7 +34,8 @@ def _published(r):
     """The published layout (what the row does not give is searched), as the model predicts it."""
     fixed = {k: r[k] for k in ("tp", "pp", "cp", "micro_batch", "interleave", "recompute", "zero") if r.get(k) is not None}
     return search(_arch(r), accelerator(r["gpu"]), r["gpus"], r["seq_len"], r["global_batch"], fixed,
-                  r["attention"], r["overlap"], math.inf, sequence_parallel=r["sequence_parallel"], dropout=r["dropout"])
+                  r["attention"], r["overlap"], math.inf, sequence_parallel=r["sequence_parallel"], dropout=r["dropout"],
+                  **recompute_options(r["recompute"]))
 
 
 @pytest.fixture(scope="module")
@@ -232,3 +234,30 @@ def test_a_flash_step_costs_its_backward_at_two_and_a_half_forwards_and_the_loss
     want = (12 * (3 * (g + c + e) + 0.5 * c) + head) / 0.82
     out = train_step(arch, hw, layout, 2048, 4)
     assert math.isclose(out["pipeline_seconds"], want, rel_tol=1e-9)
+
+
+def test_op_level_recomputation_recomputes_every_second_matrix_multiply(run):
+    """--recompute op (torchtitan's op-level selective: "Saves output of all compute ops, except every second mm"):
+    on one GPU and one micro-batch each layer runs its forward products' share s (wk, wo and w3 of wq, wk, wv, wo, w1,
+    w3, w2, in FLOPs: Llama 3 8B's 4096 x 1024 + 4096^2 + 4096 x 14336 of 2 x 4096^2 + 2 x 4096 x 1024 + 3 x 4096 x
+    14336) and its element-wise work e once more than under selective, over the stack's efficiency 0.82; hardware
+    FLOPs grow by s of the layers' forward, 2N per token (N the layers' weights: the head is not in the recomputed
+    blocks). The CLI takes it and names it in the layout."""
+    from depthwidth.cost.perf.step import layer_forward
+
+    arch = Architecture(32, 4096, 32, 8, 128, 14336, True, vocab=128256, tied=False, family="published")
+    hw = accelerator("a100-80gb")
+    selective = Layout(micro_batch=1, recompute=RECOMPUTE_CODE["selective"], zero=0, attention="flash")
+    op = Layout(micro_batch=1, recompute=RECOMPUTE_CODE["op"], zero=0, attention="flash", **recompute_options("op"))
+    g, _, e, _ = layer_forward(arch, hw, selective, 8192)
+    base, more = train_step(arch, hw, selective, 8192, 1), train_step(arch, hw, op, 8192, 1)
+    share = (4096 * 1024 + 4096 * 4096 + 4096 * 14336) / (2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336)
+    assert math.isclose(more["pipeline_seconds"] - base["pipeline_seconds"], 32 * (share * g + e) / 0.82, rel_tol=1e-9)
+    two_n = 2 * 32 * (2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336)
+    assert math.isclose(more["hardware_flops_per_token"] - base["hardware_flops_per_token"], share * two_n, rel_tol=1e-3)
+    out = parse_json(run(["cost", "32x4096x32", "--arch", "llama", "--gpu", "a100-80gb", "--gpus", "64", "--context", "8192",
+                          "--global-batch", "64", "--recompute", "op", "--format", "json"]))[0]
+    assert out["layout"]["recompute"] == "op"
+    plain = parse_json(run(["cost", "32x4096x32", "--arch", "llama", "--gpu", "a100-80gb", "--gpus", "64", "--context", "8192",
+                            "--global-batch", "64", "--recompute", "selective", "--format", "json"]))[0]
+    assert out["tokens_per_second"] < plain["tokens_per_second"]

@@ -42,11 +42,50 @@ def test_leaving_a_source_out_keeps_the_bound(report):
     assert all(abs(e / report["efficiency"]["all"] - 1) < 0.05 for e in report["efficiency"].values()), report["efficiency"]
 
 
+def test_the_error_the_screens_print_is_the_tables(report):
+    """cost's and compare's notes state the model's error on the published runs: the run count, the median and the
+    runs within 25%, recomputed here from the table (the median rounded to 0.1%)."""
+    from depthwidth.output.compare_screen import MODEL_ERROR
+    from depthwidth.output.costtable import MODEL_ERROR_NOTE
+
+    every = report["in_sample"]["all"]
+    within = sum(abs(e) <= 0.25 for _, _, e in report["rows"])
+    runs, median = every["n"], f"{100 * every['median']:.1f}%"
+    assert f"{runs} published runs: median {median}, {within} of {runs} within 25%" in MODEL_ERROR_NOTE, MODEL_ERROR_NOTE
+    assert f"{median} on {runs} published runs" in MODEL_ERROR, MODEL_ERROR
+
+
 def test_calibrated_on_one_run_median(report):
     """Calibrated on one run of a source (on its accelerator), that source's other runs: median |error| <= 5%,
     and likewise for a stack profile fitted on a source's other runs (leave one run out)."""
     assert report["calibrated_one_run"]["all"]["median"] <= 0.05, report["calibrated_one_run"]["all"]
     assert report["stack_profile"]["all"]["median"] <= 0.05, report["stack_profile"]["all"]
+
+
+# The (source, accelerator) groups whose calibrated maximum is over the issue's 15%, each with why (docs/performance.md,
+# "Measured error on published runs"); the test below fails when one of them comes under it (drop it from here) or
+# when any other group goes over.
+CALIBRATED_MAX_OVER = {
+    ("Narayanan et al. 2021, DeepSpeed ZeRO-3 (Table 2)", "a100-80gb"):
+        "the step is the same on 768 and 1536 GPUs (and 1120, 2240) at one batch: bound by the weight gathers, so those "
+        "runs carry no information on compute speed, while the ones on 384 and 640 GPUs reach an efficiency of 0.54-0.59 "
+        "(Megatron-LM's runs 0.85): one measured run fixes one factor, and the source needs two",
+    ("MosaicML 2023, llm-foundry FSDP (benchmark README)", "h100"):
+        "the H100 small-width gap: MPT-1B and 7B at 2k run 22-28% below the model (rows not asserted), 30B and 70B within 8%",
+}
+
+
+def test_calibrated_on_one_run_max(report):
+    """The issue's other calibrated bound, max |error| <= 15%, computed from the table for every source and accelerator:
+    held by each group but the ones CALIBRATED_MAX_OVER names, each still over it (so the list stays the truth)."""
+    groups = {key: c for key, c in report["calibrated_one_run"].items() if key != "all"}
+    assert set(CALIBRATED_MAX_OVER) <= set(groups)
+    for key, c in groups.items():
+        if key in CALIBRATED_MAX_OVER:
+            assert c["max"] > 0.15, (key, c, "now within the bound: drop it from CALIBRATED_MAX_OVER")
+        else:
+            assert c["max"] <= 0.15, (key, c)
+    assert report["calibrated_one_run"]["all"]["max"] == max(c["max"] for c in groups.values())
 
 
 def test_a_calibrated_run_is_reproduced_and_the_step_is_linear_in_one_over_efficiency():
@@ -99,3 +138,76 @@ def test_a_named_profile_times_the_run_at_its_efficiency_and_says_so(run):
     assert out["tokens_per_second"] > plain["tokens_per_second"] * (1 + 0.5 * (efficiency / 0.82 - 1))
     assert_bad_input(run(["cost", "12x768", "--profile", "megatron-lm-2021"]), "--profile")  # fitted on A100 only
     assert_bad_input(run(["cost", "12x768", "--profile", "no-such-stack"]), "--profile")
+
+
+def _tokens_per_second(run, shape, *options):
+    from conftest import parse_json
+
+    record = parse_json(run(["cost", shape, "--arch", "vanilla", "--gpu", "a100-80gb", "--tp", "1", "--pp", "1",
+                             "--context", "2048", *options, "--format", "json"]))[0]
+    return record["tokens_per_second"]
+
+
+def test_the_2021_megatron_run_is_timed_with_its_unfused_kernel(run):
+    """Narayanan et al. 2021 Table 1's 1.7B run (24 x 2304, 24 heads, 32 A100s, batch 512, full recomputation):
+    137 TFLOP/s per GPU, counted by the paper's eq. (3), F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) per iteration.
+    Megatron-LM 2021 had no fused attention, so `--attention unfused` times the run it measured: within 25%."""
+    layers, width, context, vocab, gpus = 24, 2304, 2048, 51200, 32
+    rate = _tokens_per_second(run, "24x2304x24", "--vocab", str(vocab), "--gpus", str(gpus), "--global-batch", "512",
+                              "--recompute", "full", "--attention", "unfused")
+    eq3_per_token = 96 * layers * width ** 2 * (1 + context / (6 * width) + vocab / (16 * layers * width))
+    tflops = rate / gpus * eq3_per_token / 1e12
+    assert abs(tflops / 137 - 1) <= 0.25, tflops
+
+
+@pytest.mark.parametrize("shape, published", [
+    # Dao 2023, FlashAttention-2 (arXiv 2307.08691), Table 1, 8 x A100 80GB, TFLOP/s per GPU at 2k context:
+    # GPT3-1.3B 142 without FlashAttention, 196 with FlashAttention-2; GPT3-2.7B 149 and 205
+    ("24x2048x16", 196 / 142),
+    ("32x2560x32", 205 / 149),
+])
+def test_flash_speeds_a_gpt_step_up_as_flashattention_2_measured(run, shape, published):
+    """The model's flash/unfused throughput ratio against FlashAttention-2's end-to-end table (the same FLOP count
+    on both sides, so its TFLOP/s ratio is the throughput ratio). The runs as the paper's training configs set them
+    (Dao-AILab/flash-attention training/configs/experiment/pile/gpt3xl-flash.yaml and gpt3-2.7B-flash.yaml @edc7698f:
+    8 GPUs, global batch 512, ZeRO-1, no activation checkpointing; GPT-2's 50,257-token vocabulary); the micro-batch
+    searched (the unfused core needs more memory). Tolerance 10%: each prediction carries the model's per-run
+    error (median 5% on the published table), and the ratio of two carries up to about twice that; a model with no
+    flash gain (ratio 1) or twice the gain is far outside it."""
+    options = ("--vocab", "50257", "--gpus", "8", "--global-batch", "512", "--recompute", "none", "--zero", "1")
+    ratio = (_tokens_per_second(run, shape, *options, "--attention", "flash")
+             / _tokens_per_second(run, shape, *options, "--attention", "unfused"))
+    assert abs(ratio / published - 1) <= 0.10, (ratio, published)
+
+
+def _calibrate_row(run, row, *extra):
+    from conftest import parse_json
+
+    args = ["calibrate", f"{row['layers']}x{row['hidden']}x{row['heads']}", "--arch", "vanilla", "--vocab", str(row["vocab"]),
+            "--gpu", row["gpu"], "--gpus", str(row["gpus"]), "--tp", str(row["tp"]), "--pp", str(row["pp"]),
+            "--zero", str(row["zero"]), "--global-batch", str(row["global_batch"]), "--context", str(row["seq_len"]),
+            "--recompute", row["recompute"], "--attention", row["attention"],
+            "--step-seconds", f"{accuracy.measured_step(row):.6g}", *extra]
+    if row["micro_batch"]:
+        args += ["--micro-batch", str(row["micro_batch"])]
+    return run(args + ["--format", "json"]), run(args)
+
+
+def test_calibrate_says_when_the_run_is_bound_by_communication(run):
+    """compute_share_before: the share of the modelled step the efficiency scales, about b / efficiency over
+    a + b / efficiency of the row's step line (`calibrate` runs with gradients overlapped; within 0.05: the line is the
+    secant over efficiencies 0.41-0.82, the share the tangent at 0.82, and the gradient reduction hidden behind the
+    backward shrinks as the compute speeds up). Megatron-LM's 18.4B run is bound by compute; DeepSpeed ZeRO-3 on 1536
+    GPUs by its weight gathers, and the screen says the fit is loose."""
+    from conftest import parse_json
+
+    for rid, bound in (("narayanan2021-t1-18.4B", "compute"), ("narayanan2021-t2-zero-3-174.6B-1536gpus", "communication")):
+        row = dict(next(r for r in ROWS if r["id"] == rid), overlap=True)
+        a, b = accuracy.step_line(row)
+        expected = (b / 0.82) / (a + b / 0.82)
+        as_json, screen = _calibrate_row(run, row)
+        share = parse_json(as_json)[0]["compute_share_before"]
+        assert abs(share - expected) <= 0.05, (rid, share, expected)
+        assert (share > 0.5) == (bound == "compute"), (rid, share)
+        assert ("fixes the efficiency loosely" in screen.stdout or "predicts runs bound by compute poorly" in screen.stdout) \
+            == (bound == "communication"), screen.stdout

@@ -93,8 +93,9 @@ SearchPp = Annotated[Optional[int], typer.Option("--pp", help="Pipeline-parallel
                                                               "with its most loaded stage of ceil(L/pp) layers and is warned about "
                                                               "by cost, compare and inspect.", min=1, max=1 << 12)]
 SearchZero = Annotated[Optional[int], typer.Option("--zero", help="ZeRO stage 0-3 (default: searched).", min=0, max=3)]
-SearchRecompute = Annotated[Optional[str], typer.Option("--recompute", help="Activation recomputation: none, selective or full "
-                                                                            "(default: searched).")]
+SearchRecompute = Annotated[Optional[str], typer.Option("--recompute", help="Activation recomputation: none, selective, full or "
+                                                                            "op (torchtitan's op-level selective: every second matrix "
+                                                                            "multiply recomputed) (default: searched).")]
 MfuOverride = Annotated[Optional[str], typer.Option("--mfu", help="Override the performance model: time every shape from this model "
                                                                   f"FLOPs utilization ({MFU_RANGE}), as before 0.4.")]
 Batch = Annotated[int, typer.Option("--batch", help="Sequences served at once, for inference memory (KV cache x batch). Default 1.",

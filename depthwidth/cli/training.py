@@ -95,7 +95,7 @@ def train_run(train, batch: int = 1):
     """(cost.run.RunSpec, the fixed layout fields, the --mfu override or None) of cost's run options
     (options.TRAIN: cost, compare, inspect, calibrate). The fixed fields are the layout the user gave,
     the rest searched by the performance model; every option is checked here, before any work."""
-    recompute = _choice(train.recompute, "--recompute", ("none", "selective", "full"))
+    recompute = _choice(train.recompute, "--recompute", ("none", "selective", "full", "op"))
     attention = _choice(train.attention, "--attention", ("flash", "unfused"))
     rate = None if train.mfu is None else mfu_rate(train.mfu)
     profile = _profile(train.profile, train.gpu, rate)
@@ -145,7 +145,7 @@ def searched_run(layout, tp, context, batch):
 
 def fixed_layout(layout) -> tuple:
     """The layout fields given on the command line ((name, value) pairs); the rest is searched."""
-    recompute = _choice(layout.recompute, "--recompute", ("none", "selective", "full"))
+    recompute = _choice(layout.recompute, "--recompute", ("none", "selective", "full", "op"))
     return tuple((k, v) for k, v in (("pp", layout.pp), ("zero", layout.zero), ("micro_batch", layout.micro_batch),
                                       ("recompute", recompute)) if v is not None)
 

@@ -50,7 +50,7 @@ from ..core.errors import InputError
 from ..arch.hardware import MFU_ACCEPTED, MIN_MFU, Accelerator, accelerator, tp_conflicts
 from ..core.frozen import frozen
 
-RECOMPUTE = ("none", "selective", "full")
+RECOMPUTE = ("none", "selective", "full", "op")  # "op": torchtitan's op-level selective (perf.op_recompute_share)
 ADAM_OPTIMIZER_BYTES = 12  # fp32 master weights + Adam's m and v (Rajbhandari et al. 2020, K = 12)
 WEIGHT_BYTES = 2  # bf16/fp16 weights, activations and KV cache
 

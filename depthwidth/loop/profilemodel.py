@@ -41,6 +41,7 @@ class TrainingModel(_Strict):
     efficiency_low: Optional[float] = Field(default=None, gt=0)
     efficiency_high: Optional[float] = Field(default=None, gt=0)
     interval_note: str
+    compute_share_before: Optional[float] = Field(default=None, ge=0, le=1)  # absent in profiles written before it
     default_efficiency: float = Field(gt=0)
     step_seconds_before: float = Field(gt=0)
     measurement: MeasurementModel

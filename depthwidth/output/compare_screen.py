@@ -8,7 +8,7 @@ from . import compact
 from .formats import fmt_count, fmt_width
 
 MODEL_ERROR = ("times from the performance model, each shape in its best layout (as `cost` and `plan`; median error "
-               "5.7% on 56 published runs, docs/performance.md); loss vs the best shape of the size from the loss "
+               "4.3% on 60 published runs, docs/performance.md); loss vs the best shape of the size from the loss "
                "model (docs/loss.md)")
 
 

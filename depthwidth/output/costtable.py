@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from . import compact
 
-MODEL_ERROR_NOTE = ("model error on 56 published runs: median 5.7%, 53 of 56 within 25% (docs/performance.md); "
+MODEL_ERROR_NOTE = ("model error on 60 published runs: median 4.3%, 59 of 60 within 25% (docs/performance.md); "
                     "times are a healthy cluster's steady state")
 
 
@@ -106,10 +106,22 @@ def calibrate_tables(records):
             ["model out of the box", f"{r['step_seconds_before']:.4g} s/step, MFU {r['mfu_before']:.1%} (efficiency "
                                      f"{r['default_efficiency']:g})"],
             ["fitted efficiency", f"{r['efficiency']:.4f}; interval {interval}"],
+            ["compute share", _share_text(r["compute_share_before"])],
             ["calibrated model", f"{r['step_seconds']:.4g} s/step, MFU {r['mfu']:.1%}, {r['tokens_per_second']:,.0f} tokens/s"
                                  + ("" if r["train_days"] is None else f", {r['train_days']:,.1f} days for {r['tokens']:.3g} tokens")],
             ["profile", r["profile"] or "not written (--out FILE writes it, for --profile)"],
         ], show_header=False)
+
+
+def _share_text(share: float) -> str:
+    """The calibrate screen's line on how much of the step the fitted efficiency scales."""
+    from ..cost.perf.calibration import COMPUTE_BOUND
+
+    text = f"{share:.0%} of the modelled step (out of the box) scales with the efficiency"
+    if share < COMPUTE_BOUND:
+        text += ("; the rest is communication, so the fitted efficiency also absorbs the communication's error and "
+                 "predicts runs bound by compute poorly (calibrate on a run bound by compute)")
+    return text
 
 
 def _serving_calibration(r):

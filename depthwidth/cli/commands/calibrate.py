@@ -45,25 +45,17 @@ def command(
     from ..training import train_run
     from .cost import architectures
 
-    if train.profile is not None or train.mfu is not None:
-        given = "--profile" if train.profile is not None else "--mfu"
-        raise InputError(given, train.profile or train.mfu, "calibrate fits the efficiency itself: give the run, not a profile or an MFU")
-    options = zip(TRAINING + SERVING, (step_seconds, tokens_per_second, log, decode_tokens_per_second, time_per_output_token, serving_log))
-    measured = [(name, value) for name, value in options if value is not None]
-    if len(measured) != 1:
-        raise InputError("measurement", " ".join(n for n, _ in measured) or "(none)",
-                         "expected one of " + ", ".join(TRAINING) + " (training) or " + ", ".join(SERVING) + " (serving)")
-    if warmup is not None and log is None:
-        raise InputError("--warmup", warmup, "skips readings of a --log; a single measurement has none")
+    measured = _one_measurement(train, warmup, step_seconds, tokens_per_second, log, decode_tokens_per_second,
+                                time_per_output_token, serving_log)
     spec, fixed, _ = train_run(train)
     named = architectures(expand_stdin(shapes) if shapes else [], [config] if config else [], arch, train.context,
                           dict(kv_heads=kv_heads, **block._asdict()))
     if len(named) != 1:
         raise InputError("shapes", " ".join(n for n, _ in named) or "(none)", "expected the one shape that ran (a shape, a model name or --config)")
-    if measured[0][0] in SERVING:
-        record, profile = _serving_calibrated(named[0], spec, train.tp, batch, measured[0])
+    if measured[0] in SERVING:
+        record, profile = _serving_calibrated(named[0], spec, train.tp, batch, measured)
     else:
-        record, profile = _calibrated(named[0], spec, fixed, measured[0], warmup)
+        record, profile = _calibrated(named[0], spec, fixed, measured, warmup)
     if out is not None:
         from ...loop.profiles import write_profile
 
@@ -75,11 +67,28 @@ def command(
     emit([record], format.value, field, calibrate_tables)
 
 
+def _one_measurement(train, warmup, *values) -> tuple[str, str]:
+    """(option, value) of the one measurement given (in the order of TRAINING + SERVING); InputError for a
+    profile or an MFU (calibrate fits them), none or two measurements, or --warmup without a --log."""
+    from ...core.errors import InputError
+
+    if train.profile is not None or train.mfu is not None:
+        given = "--profile" if train.profile is not None else "--mfu"
+        raise InputError(given, train.profile or train.mfu, "calibrate fits the efficiency itself: give the run, not a profile or an MFU")
+    measured = [(name, value) for name, value in zip(TRAINING + SERVING, values) if value is not None]
+    if len(measured) != 1:
+        raise InputError("measurement", " ".join(n for n, _ in measured) or "(none)",
+                         "expected one of " + ", ".join(TRAINING) + " (training) or " + ", ".join(SERVING) + " (serving)")
+    if warmup is not None and measured[0][0] != "--log":
+        raise InputError("--warmup", warmup, "skips readings of a --log; a single measurement has none")
+    return measured[0]
+
+
 def _calibrated(named, spec, fixed, measured, warmup) -> tuple[dict, dict]:
     """(the command's record, the profile) of one shape's run and its measurement."""
     from dataclasses import replace
 
-    from ...cost.perf.calibration import fit_efficiency, step_summary
+    from ...cost.perf.calibration import compute_share, fit_efficiency, step_summary
     from ...cost.perf.modeled import cluster
     from ...cost.perf.step import STEP_EFFICIENCY, attention_kernel, Layout
     from ...cost.perf.predict import predict
@@ -93,6 +102,7 @@ def _calibrated(named, spec, fixed, measured, warmup) -> tuple[dict, dict]:
     efficiency = fit_efficiency(arch, spec, fixed, middle, what)
     bounds = [None, None] if low is None else [fit_efficiency(arch, spec, fixed, s, what) for s in (high, low)]
     after = predict(arch, cluster(replace(spec, efficiency=efficiency), fixed, count_layouts=False))
+    share = compute_share(arch, spec, fixed, spec.efficiency or STEP_EFFICIENCY, before["step_seconds"])
     kernel = attention_kernel(arch, Layout(attention=spec.attention))
     label = (f"{name} ({arch.family}) on {gpus} {before['gpu']}, {_layout_text(after['layout'])}, global batch {batch} x {context}: "
              f"{middle:.4g} s/step from {measurement['source']}")
@@ -101,14 +111,14 @@ def _calibrated(named, spec, fixed, measured, warmup) -> tuple[dict, dict]:
     run = {"shape": name, "arch": arch.family, "params_nonembedding": before["params_nonembedding"], "gpus": gpus, "context": context,
            "global_batch": batch, "attention": kernel, "layout": after["layout"], "fixed_layout": dict(fixed)}
     training = {"efficiency": efficiency, "efficiency_low": bounds[0], "efficiency_high": bounds[1], "interval_note": interval,
-                "default_efficiency": STEP_EFFICIENCY, "step_seconds_before": before["step_seconds"],
+                "compute_share_before": share, "default_efficiency": STEP_EFFICIENCY, "step_seconds_before": before["step_seconds"],
                 "measurement": {**measurement, "step_seconds": middle, "step_seconds_low": low, "step_seconds_high": high}, "run": run}
     profile = {"format": "depthwidth-profile/1", "accelerator": before["gpu"], "calibrated_on": label, "training": training}
     record = {"shape": name, "arch": arch.family, "gpu": before["gpu"], **{k: v for k, v in run.items() if k not in ("shape", "arch")},
               "measured_step_seconds": middle, "measured_step_seconds_low": low, "measured_step_seconds_high": high,
               "measurement": measurement, "efficiency": efficiency, "efficiency_low": bounds[0], "efficiency_high": bounds[1],
-              "interval_note": interval, "default_efficiency": STEP_EFFICIENCY, "step_seconds_before": before["step_seconds"],
-              "mfu_before": before["mfu"], "step_seconds": after["step_seconds"], "mfu": after["mfu"],
+              "interval_note": interval, "compute_share_before": share, "default_efficiency": STEP_EFFICIENCY,
+              "step_seconds_before": before["step_seconds"], "mfu_before": before["mfu"], "step_seconds": after["step_seconds"], "mfu": after["mfu"],
               "tokens_per_second": after["tokens_per_second"], "tokens": spec.tokens, "train_days": after["train_days"],
               "calibrated_on": label, "profile": None}
     return record, profile

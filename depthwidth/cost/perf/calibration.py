@@ -73,6 +73,19 @@ def fit_efficiency(arch, spec, fixed: tuple, step_seconds: float, what: str = "-
     return 1.0 / x
 
 
+COMPUTE_BOUND = 0.5  # below this share of the step in compute, a measured step fixes the efficiency loosely
+
+
+def compute_share(arch, spec, fixed: tuple, efficiency: float, step_seconds: float, step: float = 0.01) -> float:
+    """The share of the predicted step that the efficiency scales (the compute; the rest is exposed
+    communication and memory traffic): -d ln(step) / d ln(efficiency), by a ``step`` of 1% in the
+    efficiency. Near 0, the run is bound by communication: its measured step says little about the
+    compute speed, and an efficiency fitted on it predicts runs bound by compute poorly (docs/performance.md,
+    "Measured error on published runs": the DeepSpeed ZeRO-3 runs)."""
+    faster = predicted_step(arch, spec, fixed, efficiency * (1 + step))[0]
+    return min(max((step_seconds - faster) / step_seconds / (1 - 1 / (1 + step)), 0.0), 1.0)
+
+
 def percentile(values: list[float], q: float) -> float:
     """The ``q`` quantile (0-1) of ``values``, linear between order statistics (NumPy's default)."""
     ordered = sorted(values)

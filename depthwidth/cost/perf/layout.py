@@ -174,7 +174,7 @@ def _answer(arch, hw, chosen: dict, fits: bool, memory: float, tried: int, fitti
     layout = replace(base, **{k: chosen[k] for k in (*FIELDS, "recompute", "zero")})
     rates = {k: float(v) for k, v in training_rates(arch, hw, layout, context, global_batch, gpus, forward, counts).items()}
     chosen = {k: int(v) for k, v in chosen.items()}
-    chosen["recompute"] = RECOMPUTE_NAMES[chosen["recompute"]]
+    chosen["recompute"] = "op" if base.recompute_op and chosen["recompute"] == 1 else RECOMPUTE_NAMES[chosen["recompute"]]
     chosen["fits"] = fits
     return chosen, rates, float(memory), tried, fitting
 

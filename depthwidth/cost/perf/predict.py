@@ -32,8 +32,12 @@ class Cluster:
 
     @property
     def options(self) -> dict:
-        """The Layout fields beyond the layout search's own: the calibrated efficiency, when there is one."""
-        return {} if self.efficiency is None else {"efficiency": self.efficiency}
+        """The Layout fields beyond the layout search's own: the calibrated efficiency, when there is one, and
+        with --recompute op the op-level policy (``perf.step.recompute_options``)."""
+        from .step import recompute_options
+
+        options = {} if self.efficiency is None else {"efficiency": self.efficiency}
+        return {**options, **recompute_options(dict(self.fixed).get("recompute"))}
 
 
 def _setting(arch, cluster: Cluster) -> tuple:

@@ -16,7 +16,8 @@ Compute (reference card, "Performance model"):
   through HBM);
 - element-wise work (norms, activation, residual adds, dropout) from the bytes it reads and writes;
 - backward = 2 x forward, but a flash kernel's backward 2.5 x its forward (FLASH_BACKWARD: it recomputes the
-  scores); full recomputation adds a forward, selective the unfused attention core (Korthikanti et al.
+  scores); full recomputation adds a forward, selective the unfused attention core, op every second of the
+  forward's matrix multiplies and its element-wise work (``op_recompute_share``) (Korthikanti et al.
   2022, Sec. 5);
 - the output head: its three products and the fp32 loss over the vocabulary, LOSS_BYTES per logit
   through HBM.
@@ -44,7 +45,7 @@ FLASH_BACKWARD = 2.5
 # gradient back to bf16 (4 + 2): 28 bytes, a lower bound (in-place passes of a stack add more)
 LOSS_BYTES = 28
 ADAM_BYTES_PER_PARAM = 36  # optimizer step: reads 2+4+12 and writes 2+4... of bf16 weight, fp32 grad/master, m, v
-RECOMPUTE_CODE = {"none": 0, "selective": 1, "full": 2}
+RECOMPUTE_CODE = {"none": 0, "selective": 1, "full": 2, "op": 1}  # "op": selective's code and memory, Layout.recompute_op
 # The share of the modelled compute time a real training step achieves: what the model leaves out (kernel
 # launches and synchronisation, the loss and optimizer kernels, data loading, stragglers, clocks below boost
 # under sustained load). ONE constant for every accelerator and run, set once so that the median error over
@@ -73,6 +74,25 @@ class Layout:
     attention: str | None = None
     dropout: bool | None = None
     efficiency: float | None = None  # the stack's share of the modelled compute time (None: STEP_EFFICIENCY; a calibration's)
+    recompute_op: bool = False  # with selective recomputation: torchtitan's op-level policy (``op_recompute_share``)
+
+
+def recompute_options(recompute: str | None) -> dict:
+    """The Layout fields a recomputation name brings beyond its code: ``op`` sets ``recompute_op``; {} for the others."""
+    return {"recompute_op": True} if recompute == "op" else {}
+
+
+def op_recompute_share(arch) -> float:
+    """The share of a layer's forward matrix-multiply FLOPs that torchtitan's op-level selective recomputation runs
+    again: its policy "Saves output of all compute ops, except every second mm" (pytorch/torchtitan
+    torchtitan/parallelisms/parallelize_llama.py @004b3148, ``_apply_ac_to_transformer_block``), counting a block's
+    products in the order its forward calls them: wq, wk, wv, wo, then w1, w3, w2 (gated; ``models/llama/model.py``)
+    or up, down; so wk, wo and w3 (or down) are recomputed. Latent attention or experts: half, by count."""
+    if arch.latent or arch.moe:
+        return 0.5
+    d, q, kv, f = arch.width, arch.heads * arch.head_dim, arch.kv_heads * arch.head_dim, arch.ffn
+    products = [d * q, d * kv, d * kv, q * d] + ([d * f, d * f, f * d] if arch.gated else [d * f, f * d])
+    return sum(products[1::2]) / sum(products)
 
 
 def step_efficiency(layout: Layout) -> float:
@@ -229,6 +249,9 @@ def train_step(arch, hw, layout: Layout, context: int, global_batch: int, forwar
     passes = 3.0 + full  # forward, backward (2x), and with full recomputation the forward again
     flash_backward = FLASH_BACKWARD - 2.0 if attention_kernel(arch, layout) == "flash" else 0.0
     layer = passes * forward + flash_backward * core + np.where(recompute_core, core, 0.0)
+    op = op_recompute_share(arch) if layout.recompute_op else 0.0
+    if op:  # op-level selective recomputation: that share of the multiplies and the element-wise work, again
+        layer = layer + np.where(selective, op * gemm + elementwise, 0.0)
     tokens = b * context / cp
     layer = layer + comm.tp_seconds(hw, tp, tokens * arch.width * BYTES, 4 + 2 * full, layout)
     layer = layer + comm.cp_seconds(hw, tp, cp, arch, b, context, core, passes)
@@ -245,7 +268,7 @@ def train_step(arch, hw, layout: Layout, context: int, global_batch: int, forwar
     data = comm.dp_seconds(hw, tp, cp, dp, pp, params_gpu * BYTES, zero, micro, stage, backward_last, layout, stage_layers)
     optimizer = optimizer_seconds(hw, params_gpu, np.where(zero >= 1, dp, 1.0))
     step = pipeline + data + optimizer
-    hardware_per_token = flops * (passes / 3.0)
+    hardware_per_token = flops * (passes / 3.0) + (np.where(selective, op * blocks.flops_per_token(arch, 1) / 3.0, 0.0) if op else 0.0)
     return {"step_seconds": step, "pipeline_seconds": pipeline, "bubble_seconds": (pp - 1) / v * stage,
             "data_parallel_seconds": data, "optimizer_seconds": optimizer, "micro_batches": micro,
             "hardware_flops_per_token": hardware_per_token}
