@@ -4,6 +4,11 @@ The reference is the scalar path itself (``planner.plan``, and its threshold ste
 ``theory_for`` / ``planned_shape`` where ``plan`` refuses a budget for its rule's recommendation,
 which plan_many does not compute): every column must equal the scalar record's field, and every
 refusal must carry the scalar InputError's text. A few checks also use formulas written here.
+
+The scalar plans are made with ``perf=False`` (candidates timed at the flat MFU, not by the layout
+search): the threshold record is computed before any shape is costed, so it is the same either way
+(``test_the_threshold_record_does_not_depend_on_the_time_model`` checks that on a spread of budgets),
+and the reference costs a fifth of the CPU.
 """
 import math
 from dataclasses import replace
@@ -34,7 +39,7 @@ def scalar(budget, opts):
     """(fields, None) from the scalar path, or (None, error text) when it refuses the budget."""
     opts = opts.at_budget(budget)  # the preset's size for this budget, as plan() and plan_many take it
     try:
-        p = plan(budget, opts)
+        p = plan(budget, replace(opts, perf=False))  # the threshold record does not depend on the time model
     except InputError:
         try:
             theory = theory_for(budget, opts.spending)
@@ -176,6 +181,25 @@ def test_small_and_huge_budgets(arch):
     assert any(e is not None for e in cols.error.tolist())  # some of these are refused
 
 
+def threshold_or_refusal(budget, opts):
+    try:
+        return plan(budget, opts).threshold
+    except InputError as err:
+        return str(err)
+
+
+@pytest.mark.parametrize("arch", PRESETS)
+def test_the_threshold_record_does_not_depend_on_the_time_model(arch):
+    """The references above time candidates at the flat MFU (``perf=False``): the performance model's
+    layout search gives the same threshold record and the same refusals (small, ordinary, 1B+ and huge
+    budgets, where the 8-way rule and its fallback apply; tp 1 and 8)."""
+    for tp in (1, 8):
+        opts = options(arch, tp=tp)
+        for budget in log_uniform(PRESETS.index(arch) + 50, 3, 1e5, 1e13) + [2 * 10**9]:
+            o = opts.at_budget(budget)
+            assert threshold_or_refusal(budget, o) == threshold_or_refusal(budget, replace(o, perf=False)), budget
+
+
 def test_too_large_budget_refusal_text():
     cols = plan_many([10**9, 10**40], options("vanilla"))
     assert cols.error[0] is None
@@ -235,7 +259,7 @@ def test_every_refusal_of_plan_is_found(arch, count):
     """plan_many's errors plus rule_refusals are exactly the budgets plan() refuses, with its text
     (small budgets, where an embedding or deepseek's fixed latent sizes overspend the budget)."""
     budgets = log_uniform(31, 60, 100, 3e8) + [10**40]
-    opts = options(arch, count, tp=2)
+    opts = replace(options(arch, count, tp=2), perf=False)  # refusals do not depend on the time model (test above)
     cols = plan_many(budgets, opts)
     refused = rule_refusals(cols, opts)
     for i, budget in enumerate(budgets):

@@ -1,5 +1,6 @@
 """Minimal depth per budget (Lambert W) and the empirical rule of the NeurIPS version."""
 import math
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -70,8 +71,8 @@ def test_min_depth_is_the_smallest_depth_meeting_the_rule(budget):
 @settings(max_examples=100, deadline=None)
 @given(budget=st.integers(100, 10**30))
 def test_planned_shape_respects_the_threshold_and_stays_finite(part, budget):
-    try:
-        p = plan(budget, LEVINE)
+    try:  # the candidates timed at the flat MFU: the threshold and the rule do not depend on the time model
+        p = plan(budget, replace(LEVINE, perf=False))
     except InputError as err:  # below every valid shape (widths in steps of 128): refused, naming the smallest budget
         assert "too small" in str(err) and 12 * min_depth(budget) * 128**2 > 1.5 * budget
         return

@@ -155,17 +155,33 @@ def smallest_budget(budget: int, spending: Spending, constraints: Constraints) -
     return _smallest_from(math.floor(math.log10(budget) * GRID_STEPS) + 1, spending, constraints)
 
 
+_VERDICTS: dict = {}  # (k, spending, constraints) -> the verdict of grid point k (``_verdict``), shared by every start
+
+
 @lru_cache(maxsize=64)
 def _smallest_from(start: int, spending: Spending, constraints: Constraints) -> float | None:
-    """``smallest_budget`` from the grid point 10^(start/GRID_STEPS) on (cached: plan --brief asks once per refused row)."""
-    facts = ShapeFacts(spending, constraints)
+    """``smallest_budget`` from the grid point 10^(start/GRID_STEPS) on (cached: plan --brief asks once per refused
+    row; the points' verdicts too, which the refused budgets below one plannable point all walk through). Pure."""
+    facts = None
     for k in range(start, start + 12 * GRID_STEPS):
-        trial = 10 ** (k / GRID_STEPS)
-        try:
-            theory = theory_for(int(trial), spending)
-        except InputError:
-            return None
-        near, chosen = minimal_shape(int(trial), theory.min_depth, theory.width_exact, facts)
-        if not refusals(near, chosen, theory.width_exact, facts.step)[1]:
-            return trial
+        key = (k, spending, constraints)
+        if key not in _VERDICTS:
+            if len(_VERDICTS) >= 1 << 16:
+                _VERDICTS.clear()
+            facts = facts or ShapeFacts(spending, constraints)
+            _VERDICTS[key] = _verdict(k, facts)
+        if _VERDICTS[key] is not False:
+            return _VERDICTS[key]
     return None
+
+
+def _verdict(k: int, facts: ShapeFacts) -> float | bool | None:
+    """Grid point k's budget 10^(k/GRID_STEPS) when its minimal-depth shape is not refused (``refusals``),
+    None when it is too large to plan (no later point is plannable either), else False."""
+    trial = 10 ** (k / GRID_STEPS)
+    try:
+        theory = theory_for(int(trial), facts.spending)
+    except InputError:
+        return None
+    near, chosen = minimal_shape(int(trial), theory.min_depth, theory.width_exact, facts)
+    return False if refusals(near, chosen, theory.width_exact, facts.step)[1] else trial
