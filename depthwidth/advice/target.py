@@ -190,6 +190,7 @@ def why(ranked: list[tuple[float, Targeted]], band: tuple[int, int], prefer: str
     mine = f"{_pct(v)} loss vs the best shape [{_pct(lo)}, {_pct(hi)}], {_time(*_shown(pick, prefer))} to the target loss"
     if undecided:
         mine = f"{_pct(v)} loss vs the best shape [{_pct(lo)}, {_pct(hi)}], {_time(*_shown(pick, prefer))} of training"
+    clock = "GPU-hours" if prefer == "train" or pick.unit != "days" else "wall-clock"
     if tolerance is not None:
         head = f"{shape} is the fastest of the {shapes} valid shapes in the band [{band[0]}, {band[1]}] within the loss tolerance {tolerance:.2%}"
     elif prefer == "serve":
@@ -198,9 +199,8 @@ def why(ranked: list[tuple[float, Targeted]], band: tuple[int, int], prefer: str
                 f"{shapes} valid shapes in the band [{band[0]}, {band[1]}]{undecided}")
         mine += _latency(pick)
     elif undecided:
-        head = f"{shape} trains soonest of the {shapes} valid shapes in the band [{band[0]}, {band[1]}]{undecided}"
+        head = f"{shape} trains soonest ({clock}) of the {shapes} valid shapes in the band [{band[0]}, {band[1]}]{undecided}"
     else:
-        clock = "GPU-hours" if prefer == "train" or pick.unit != "days" else "wall-clock"
         head = (f"{shape} reaches the best shape's loss soonest ({clock}) of the "
                 f"{shapes} valid shapes in the band [{band[0]}, {band[1]}]")
     if len(ranked) == 1:
