@@ -187,9 +187,12 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--columns", type=int, default=100)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--only", help="keep only the command lines that contain this text (e.g. 'plot phase')")
     parser.add_argument("--list", action="store_true", help="print the command lines and stop")
     args = parser.parse_args()
     lines = command_lines(args.n, args.seed, (args.base or ROOT).resolve() / "tests" / "configs")
+    if args.only:
+        lines = [line for line in lines if args.only in shlex.join(line)]
     if args.list:
         print("\n".join(shlex.join(line) for line in lines))
         return 0

@@ -197,10 +197,11 @@ def test_phase_plot_draws_each_budgets_band():
     pytest.importorskip("matplotlib")
     import numpy as np
 
+    from depthwidth.advice.phase import phase_data
     from depthwidth.output.plot import phase_figure
 
     budgets = (1e8, 1e9, 1e10)
-    fig = phase_figure(budgets=budgets, models=())
+    fig = phase_figure(phase_data(budgets=budgets, models=()))
     for N in budgets:
         lo, hi = depth_band(N, min_depth(N)).depth_band
         (line,) = [a for a in fig.axes[0].get_lines() if a.get_gid() == f"band:{N:g}"]
