@@ -53,13 +53,17 @@ def _format(r: random.Random) -> list[str]:
 
 
 def plan(r: random.Random, configs: Path) -> list[str]:
+    if r.random() < 0.1:  # sized by compute or by time instead of a parameter count
+        return ["plan", *r.choice((["--flops", r.choice(("1e21", "3e22"))], ["--days", "7", "--gpus", "128"])), "--arch",
+                r.choice(PRESETS[:3])] + _format(r)
     args = ["plan", "--params", r.choice(BUDGETS), "--arch", r.choice(PRESETS)]
     if r.random() < 0.3:
         args += ["--params", r.choice(BUDGETS)]
     if r.random() < 0.3:
         args += ["--tokens", r.choice(("2e12", "1e11", "300B"))]
     extra = r.choice(([], ["--all"], ["--brief"], ["--explain"], ["--rules"], ["--prefer", r.choice(("train", "serve", "balanced"))],
-                      ["--rule", r.choice(("kaplan-band", "levine-fit", "threshold", "mobilellm", "consensus"))], ["--loss-tolerance", "0.5%"]))
+                      ["--rule", r.choice(("kaplan-band", "levine-fit", "threshold", "mobilellm", "consensus"))], ["--loss-tolerance", "0.5%"],
+                      ["--days", "14", "--gpus", "64"], ["--plot", "plan.svg"], ["--field", "recommended.depth"]))
     return args + extra + _cluster(r) + _format(r)
 
 
