@@ -22,7 +22,8 @@ import re
 import pytest
 
 from depthwidth.advice.evidence import depth_band
-from depthwidth.advice.planner import PlanOptions, Spending, plan
+from depthwidth.advice.planner import PlanOptions, plan
+from depthwidth.arch.spending import Spending
 from depthwidth.theory.separation import min_depth
 from conftest import run
 

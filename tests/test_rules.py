@@ -12,7 +12,9 @@ import pytest
 from scipy.special import lambertw
 
 from depthwidth.errors import InputError
-from depthwidth.advice.rules import GUARD, KINDS, REGISTRY, THEORY, get_rule, guard_messages, shape_positions
+from depthwidth.advice.rules import REGISTRY, get_rule, guard_messages, shape_positions
+from depthwidth.advice.rule_type import GUARD, THEORY
+from depthwidth.advice.rule_type import KINDS
 from depthwidth.advice.user_rules import rule_from_file
 
 from conftest import assert_finite_json_text, run

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import fields
 
 from ..errors import InputError
-from .planner import PlanBrief
+from .plan_record import PlanBrief
 
 
 FIELDS = tuple(f.name for f in fields(PlanBrief))

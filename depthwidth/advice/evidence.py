@@ -24,10 +24,10 @@ from typing import Callable, Iterable
 
 from functools import lru_cache
 
-from . import published
 from .bandfit import Spread, fit_spread, log_kernel_weight, weighted_centre
 from .rule_type import _crossing
-from .rules import FIT, PRACTICE, REGISTRY, loglog_fit
+from .rules import REGISTRY, loglog_fit
+from .rule_type import FIT, PRACTICE
 from ..theory.frozen import frozen
 
 SIMILAR_SIZE = 2.0  # catalogue models within this factor of the budget (in 12·L·d²) count as similar

@@ -18,17 +18,17 @@ import math
 from dataclasses import field, replace
 
 from ..errors import InputError
-from ..arch.hardware import SHARD_TP, Constraints, tp_sizes, width_step
+from ..arch.hardware import SHARD_TP, Constraints, width_step
 from ..arch.blocks import DEFAULT_CONTEXT
-from ..arch.record import block_fields, counts
+from ..arch.record import block_fields
 from ..theory.shapes import MAX_DEPTH, MAX_WIDTH
-from ..arch.snapping import BUDGET_TOLERANCE, FAR_FROM_BUDGET, Snapped, no_valid_shape, rule_shape, snap_depth  # noqa: F401
-from ..arch.spending import Quadratic, Spending, quadratic  # noqa: F401
+from ..arch.snapping import FAR_FROM_BUDGET, Snapped, no_valid_shape, rule_shape, snap_depth
+from ..arch.spending import Spending
 from . import notes as plan_notes
-from .plan_record import (Budget, Candidate, DepthBand, LossModel, Plan, PlanBrief, RuleUsed, Setup, Threshold,  # noqa: F401
+from .plan_record import (Budget, Candidate, DepthBand, LossModel, Plan, RuleUsed, Setup, Threshold,
                           candidate)  # (the records, importable from here)
-from ..theory.separation import CONSISTENT, THRESHOLD, bounds, compare_pow3  # noqa: F401
-from .threshold import MAX_PLAN_WIDTH, Theory, planned_shape, smallest_budget, theory_for  # noqa: F401 (the threshold rule's step)
+from ..theory.separation import CONSISTENT, bounds
+from .threshold import planned_shape, theory_for
 from ..theory.frozen import frozen
 
 DEFAULT_RULE = "consensus"  # pick.CONSENSUS: the evidence band, then the shape in it that reaches the best loss soonest

@@ -19,7 +19,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..arch.hardware import Constraints, width_step
-from ..arch.snapping import BUDGET_TOLERANCE, FAR_FROM_BUDGET, ShapeFacts, Snapped, WidthsNear, no_valid_shape
+from ..arch.snapping import FAR_FROM_BUDGET, ShapeFacts, Snapped, WidthsNear, no_valid_shape
 from ..arch.spending import Quadratic, Spending, block_min_depth, block_min_depth_exact, quadratic
 from ..errors import InputError
 from ..theory.frozen import frozen

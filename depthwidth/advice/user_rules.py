@@ -7,7 +7,8 @@ import math
 
 from ..errors import InputError
 from ..budgets import FLOPS_PER_PARAM_TOKEN, TOKENS_PER_PARAM
-from .rules import FIT, Constant, Rule
+from .rules import Constant, Rule
+from .rule_type import FIT
 
 
 def _get(obj, key, default=None):

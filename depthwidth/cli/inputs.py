@@ -282,7 +282,8 @@ def plan_options(arch, kv_heads, block, count, multiple, ffn_multiple, tp, rule,
     heads (options.BLOCK); the block preset is checked by name here."""
     from ..arch.presets import PRESETS
     from ..arch.hardware import Constraints
-    from ..advice.planner import PlanOptions, Spending
+    from ..advice.planner import PlanOptions
+    from ..arch.spending import Spending
 
     name = arch.strip().lower()
     if name not in PRESETS:

@@ -37,10 +37,9 @@ from .families import (ACTIVATION_KEYS, ATTENTION_GATES, ATTENTION_LAYER_TYPES, 
 from .layers import (_indexed_layers, _kv_heads, _latent, _moe, check_layer_schedule, codebook_tables, cross_attention_blocks,
                      gemma4_layers)
 from .mixers import HYBRID_TYPES, hybrid_layout, nemotron_h_types
-from .read import (DECODER_ARCHITECTURE_HINTS, DEPTH_KEYS, ENCODER_ARCHITECTURE_HINTS, EXPECTED, FFN_KEYS,  # noqa: F401
-                     HEAD_DIM_KEYS, HEADS_KEYS, KV_HEADS_KEYS, MAX_CONFIG_BYTES, MAX_SIZE, NESTED_KEYS, OTHER_DEFAULTS_UNSAID,
-                     OTHER_KEYS, READ_KEYS, ROLES, VOCAB_KEYS, WIDTH_KEYS, _first, _optional, _whole, read_config,
-                     plainly_valid, read_config_bytes, read_config_file)
+from .read import (DECODER_ARCHITECTURE_HINTS, DEPTH_KEYS, ENCODER_ARCHITECTURE_HINTS, EXPECTED, FFN_KEYS,
+                     HEAD_DIM_KEYS, HEADS_KEYS, KV_HEADS_KEYS, MAX_SIZE, NESTED_KEYS, OTHER_DEFAULTS_UNSAID,
+                     ROLES, VOCAB_KEYS, WIDTH_KEYS, _first, _optional, _whole, plainly_valid)
 from ..theory.shapes import Shape, make_shape, params
 from ..theory.frozen import frozen
 

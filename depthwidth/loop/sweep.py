@@ -26,13 +26,14 @@ from dataclasses import dataclass, field
 
 from ..errors import InputError
 from ..arch.hardware import Constraints, tp_sizes
-from ..advice.planner import MAX_PLAN_WIDTH, PlanOptions
+from ..advice.planner import PlanOptions
+from ..advice.threshold import MAX_PLAN_WIDTH
 from ..arch.snapping import BUDGET_TOLERANCE, FAR_FROM_BUDGET, Snapped, valid_arch
 from ..arch.held_layout import layout_quadratic, layout_spending, layout_text, width_unit
-from ..arch.spending import LayoutSpending, Quadratic, block_min_depth  # noqa: F401
+from ..arch.spending import LayoutSpending, Quadratic, block_min_depth
 from ..theory.separation import min_depth
 from ..theory.shapes import MAX_DEPTH
-from .sweep_record import SweepRow, SweepRows  # noqa: F401 (the records, importable from here)
+from .sweep_record import SweepRow, SweepRows
 
 MAX_SWEEP_ROWS = 1000
 WIDENED_MARGIN = 2.5  # a default sweep may reach at most 2.5 times the top of the plan's depth band
@@ -246,7 +247,7 @@ def _sweep_layout(budget: int, options: PlanOptions, spending: LayoutSpending, d
                        f"between depth {start} and {stop} (the minimal depth is {lowest}, the plan's band [{lo}, {hi}], "
                        f"at most {WIDENED_MARGIN:g} times its top) with {layout_text(spending)}; {steps}")
     if not chosen:
-        from ..advice.planner import no_valid_shape
+        from ..arch.snapping import no_valid_shape
 
         raise no_valid_shape(spending, constraints, lowest, model.width(budget, lowest))
     return chosen, skipped, spending, (lo, hi)

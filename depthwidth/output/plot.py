@@ -282,7 +282,8 @@ RULE_COLOURS = ("#8e44ad", "#16a085", "#b9770e", "#2e86c1", "#7f8c8d", "#cb4335"
 def _draw_rules(ax, np, widths):
     """Each rule of rules.py: a recommending rule's optimum across budgets (12·L·d² block), a guard's
     maximum depth for each width. The theory row is the threshold curve, drawn already."""
-    from ..advice.rules import GUARD, REGISTRY, THEORY
+    from ..advice.rules import REGISTRY
+    from ..advice.rule_type import GUARD, THEORY
 
     sizes = np.geomspace(1e4, 1e16, 121)
     for index, rule in enumerate(r for r in REGISTRY.values() if r.kind != THEORY):

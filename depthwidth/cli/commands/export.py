@@ -65,7 +65,7 @@ def command(
 def _planned(plan_budget: str, fmt: str, options):
     """--plan BUDGET: the block of the plan's recommended shape."""
     from ...budgets import parse_params
-    from ...loop.export import plan_architecture
+    from ...loop.export_blocks import plan_architecture
     from ..inputs import as_typed
 
     budget = parse_params(plan_budget)
@@ -75,7 +75,7 @@ def _planned(plan_budget: str, fmt: str, options):
 
 def _given(shape: str, arch, name: str, fmt: str, tp: int, context: int, block_options: dict):
     """SHAPE: a catalogue model's own block (only --vocab and --tied apply), or LxD[xH] in the preset's block."""
-    from ...loop.export import export_architecture, model_architecture
+    from ...loop.export_blocks import export_architecture, model_architecture
     from ...theory.shapes import SHAPE_LIKE
 
     text = shape.strip()
