@@ -141,15 +141,29 @@ def errors(r: random.Random, configs: Path) -> list[str]:
     ))
 
 
+# command lines whose warnings --field selects by the shape each concerns (drawn lines rarely hit them)
+FIXED = [
+    ["plan", "--params", "7e9", "--arch", "llama", *field, *fmt]
+    for field in ([], ["--field", "threshold.depth"], ["--field", "recommended.depth"], ["--field", "warnings"])
+    for fmt in ([], ["--format", "json"])
+] + [
+    ["plan", "--params", budget, *extra, "--field", field]
+    for budget, extra in (("1e8", ["--multiple", "1024"]), ("5e12", ["--arch", "llama"]), ("1e16", ["--arch", "llama"]),
+                          ("2e8", ["--pp", "40", "--gpus", "40"]), ("3e8", ["--arch", "llama", "--tp", "8"]),
+                          ("2e7", ["--multiple", "4096"]))
+    for field in ("threshold.width", "recommended.depth", "band.low")
+]
+
+
 KINDS = ((plan, 30), (sweep, 10), (cost, 12), (compare, 8), (inspect, 10), (bounds, 8), (small, 14), (files, 8), (errors, 12))
 
 
 def command_lines(n: int, seed: int, configs: Path) -> list[list[str]]:
-    """``n`` command lines, the same for the same seed, each kind of command at least once."""
+    """``n`` drawn command lines, the same for the same seed, each kind of command at least once; then FIXED."""
     r = random.Random(seed)
     kinds = [kind for kind, _ in KINDS]
     drawn = kinds + r.choices(kinds, weights=[w for _, w in KINDS], k=max(0, n - len(kinds)))
-    return [kind(r, configs) for kind in drawn]
+    return [kind(r, configs) for kind in drawn] + [list(line) for line in FIXED]
 
 
 def run(checkout: Path, argv: list[str], columns: int) -> tuple[bytes, bytes, int, dict[str, str]]:

@@ -25,6 +25,7 @@ from ..theory.shapes import MAX_DEPTH, MAX_WIDTH
 from ..arch.snapping import FAR_FROM_BUDGET, Snapped, no_valid_shape, rule_shape, snap_depth
 from ..arch.spending import Spending
 from . import notes as plan_notes
+from .messages import Message
 from .plan_record import (Budget, Candidate, DepthBand, LossModel, Plan, RuleUsed, Setup, Threshold,
                           candidate)  # (the records, importable from here)
 from ..theory.separation import CONSISTENT, bounds
@@ -103,8 +104,8 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
         if options.constraints.shard_from is None:
             raise
         unsharded = _plan(budget, options.without_shard_rule(), budget_source, tokens)  # refused again: that line
-        return _with_shard_warning(unsharded, f"no {options.spending.arch} shape near {budget:.3g} parameters splits "
-                                              f"{SHARD_TP} ways by tensor parallelism: the shapes listed may not")
+        return _with_shard_warning(unsharded, Message("unsharded", f"no {options.spending.arch} shape near {budget:.3g} parameters "
+                                                      f"splits {SHARD_TP} ways by tensor parallelism: the shapes listed may not"))
 
 
 def _with_shard_warning(p: Plan, warning: str) -> Plan:
@@ -313,9 +314,9 @@ def staged_pick(budget, spending, constraints, model, stages: int, floor: int, t
         raise InputError("--pp", stages, f"more pipeline stages than the {deepest:,} layers of the deepest shape this plan "
                                          f"considers at {budget:.3g} parameters (depths {floor:,} to {deepest:,}); expected "
                                          f"at most {deepest:,} (each stage holds at least one layer)")
-    return chosen, chosen.arch, (f"--pp {stages}: the recommended shape is the valid shape nearest {stages} layers, "
-                                 f"{chosen.arch.depth}x{chosen.arch.width}; shapes with fewer layers than pipeline stages "
-                                 "are left out of the pick and the candidates")
+    return chosen, chosen.arch, Message("pipeline-deepened", f"--pp {stages}: the recommended shape is the valid shape nearest "
+                                        f"{stages} layers, {chosen.arch.depth}x{chosen.arch.width}; shapes with fewer layers than "
+                                        "pipeline stages are left out of the pick and the candidates", shape="recommended", pp=stages)
 
 
 def plan_candidates(budget, spending, constraints, model, lowest: int, extra: list[int], top: float, recommended: Snapped,

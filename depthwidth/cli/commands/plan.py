@@ -152,12 +152,15 @@ def _warn_plans(plans, multiple: int, field) -> None:
     """The plans' warnings on stderr, those --field asks about, at most WARN_EACH (every one stays in
     its record's warnings); a multiple above the ideal width is not ignored: the width jumps to it,
     far off budget."""
+    from ...advice.messages import Message
+
     lines = []
     for p in plans:
         t = p.threshold
         if multiple > t.width_exact:
-            lines.append(f"--multiple {multiple:,} is larger than the ideal width {t.width_exact:,.0f} for {p.budget.value:.3g} "
-                         f"parameters: the width is rounded up to {t.width:,}, {t.budget_deviation + 1:.3g}x the budget")
+            lines.append(Message("multiple-above-width", f"--multiple {multiple:,} is larger than the ideal width "
+                                 f"{t.width_exact:,.0f} for {p.budget.value:.3g} parameters: the width is rounded up to "
+                                 f"{t.width:,}, {t.budget_deviation + 1:.3g}x the budget", shape="threshold", multiple=multiple))
         lines += p.warnings
     lines = [line for line in lines if _asked(line, field)]
     for line in lines[:WARN_EACH]:  # many budgets must not flood stderr: the rest are in each record's warnings
@@ -185,11 +188,13 @@ def _tables(records, show_all: bool, explain: bool):
 
 
 
-def _asked(line: str, field) -> bool:
-    """Whether a warning concerns what --field selects: one about the minimal-depth
-    shape only when a field of that shape is asked for, one about the recommended shape only when
-    a ``recommended`` field (or why, band, candidates) is; without --field every warning. Old flat
-    names (``recommended_depth``) count as their new paths."""
+def _asked(line, field) -> bool:
+    """Whether a warning concerns what --field selects, by the plan shape it concerns
+    (``messages.concerns``): the minimal-depth shape only when a field of that shape is asked
+    for, the recommended shape only when a ``recommended`` field (or why, band, candidates) is;
+    without --field, or for the plan as a whole, every warning. Old flat names
+    (``recommended_depth``) count as their new paths."""
+    from ...advice.messages import concerns
     from ...output.records import field_list
     from ...output.renames import PLAN_RENAMES
 
@@ -197,9 +202,10 @@ def _asked(line: str, field) -> bool:
     if names is None:
         return True
     names = [PLAN_RENAMES.get(n, n) for n in names]
-    if "the planned shape" in line or "larger than the ideal width" in line:
+    shape = concerns(line)
+    if shape == "threshold":
         return any(n.startswith("threshold") or n == "warnings" for n in names)
-    if "recommended" in line or "evidence band" in line:
+    if shape == "recommended":
         return any(n.split(".")[0] in ("recommended", "why", "band", "candidates", "warnings") for n in names)
     return True
 
