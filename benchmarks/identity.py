@@ -144,7 +144,7 @@ def errors(r: random.Random, configs: Path) -> list[str]:
 # command lines whose warnings --field selects by the shape each concerns (drawn lines rarely hit them)
 FIXED = [
     ["plan", "--params", "7e9", "--arch", "llama", *field, *fmt]
-    for field in ([], ["--field", "threshold.depth"], ["--field", "recommended.depth"], ["--field", "warnings"])
+    for field in ([], ["--field", "threshold.min_depth"], ["--field", "recommended.depth"], ["--field", "warnings"])
     for fmt in ([], ["--format", "json"])
 ] + [
     ["plan", "--params", budget, *extra, "--field", field]
