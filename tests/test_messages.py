@@ -54,3 +54,12 @@ def test_pipeline_warnings_concern_the_recommended_shape():
     hidden, shown = run(args + ["threshold.width"]), run(args + ["recommended.depth"])
     assert "--pp 40" not in hidden.stderr
     assert "--pp 40: the recommended shape" in shown.stderr and "--pp 40 does not divide" in shown.stderr
+
+
+@pytest.mark.parametrize("mode", [[], ["--brief"]])
+def test_a_refused_budget_keeps_its_spelling_and_line(mode):
+    """The core refuses 1e8 for deepseek by number (``InputError.number``); the CLI names the budget
+    as typed and the standard-input line it came from, in the scalar and the --brief (column) paths."""
+    out = run(["plan", "--params", "-", "--arch", "deepseek", *mode], input="7e9\n100M\n")
+    assert out.code == 2 and out.stdout == ""
+    assert out.stderr.startswith("depthwidth: error: bad budget '100M' (standard input line 2): too small for --arch deepseek")

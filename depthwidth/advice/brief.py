@@ -31,7 +31,7 @@ def brief_columns(budgets: list[int], options, source: str) -> dict[str, list]:
             import re
 
             what, value, accepted = re.match(r"bad (.+?) '(.*?)': (.*)", error, re.S).groups()
-            raise InputError(what, value, accepted)
+            raise InputError(what, value, accepted, number=budgets[row] if what == "budget" else None)
     n = len(budgets)
     depth, width = columns.min_depth.tolist(), columns.width.tolist()
     listed = lambda values: values.tolist() if hasattr(values, "tolist") else list(values)

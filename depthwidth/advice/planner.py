@@ -136,7 +136,7 @@ def _plan(budget: int, options: PlanOptions | None, budget_source: str, tokens: 
     if rec.depth > MAX_DEPTH or rec.width > MAX_WIDTH:  # never a shape `bounds` and `inspect` would refuse
         raise InputError("budget", f"{budget:.3g}", f"--rule {options.rule_file or pick['rule'].name} gives {rec.depth:,}x{rec.width:,} at "
                                                     f"this budget, past the largest shape depthwidth accepts (depth "
-                                                    f"{MAX_DEPTH:,}, width 10^15); --rule threshold gives the minimal-depth shape")
+                                                    f"{MAX_DEPTH:,}, width 10^15); --rule threshold gives the minimal-depth shape", number=budget)
     lo, hi = band.depth_band
     top = min(max(target, rec.depth) if pick["beyond"] else max(target, hi, rec.depth), MAX_DEPTH / 1.25)
     if stages > rec.depth:  # the pick has too few layers for the stages: the deeper shapes, or none

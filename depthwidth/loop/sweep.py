@@ -201,7 +201,7 @@ def _sweep_layout(budget: int, options: PlanOptions, spending: LayoutSpending, d
     lowest = min_depth(budget) if spending.paper_block else block_min_depth(budget, model)
     if model.width(budget, lowest) > MAX_PLAN_WIDTH:
         raise InputError("budget", f"{budget:.3g}", "too large to sweep: its minimal-depth width would pass 10^15 "
-                                                     "(the largest accepted width)")
+                                                     "(the largest accepted width)", number=budget)
     skipped: list[str] = []
     if depths is not None:
         chosen = []
