@@ -1,6 +1,6 @@
 """`plan --brief`: the threshold rule's answer for many budgets at once.
 
-For each budget, the leading fields of the plan record (``planner.Plan`` up to ``regime``): the
+For each budget, the leading fields of the plan record (``plan_record.Plan`` up to ``regime``): the
 minimal depth (Levine et al. 2020: the smallest L with 3^L >= d(L)), its real crossing, the
 minimal-depth shape snapped to valid hardware and its counts, with the same names and values as
 `plan` (``plan_columns.plan_many``: the same code as one budget's plan, with arrays). No rule, no

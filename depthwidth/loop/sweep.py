@@ -8,7 +8,7 @@ A sweep compares depths, so everything else is held fixed across its rows:
 - the attention layout: a fixed number of key/value heads (``kv_heads``) or a fixed ratio
   heads / kv_heads (``kv_ratio``; default the preset's own ratio, ``held_layout.PRESET_KV_RATIO``), so depth is
   not confounded with attention sharing;
-- the budget: each row spends it within ``planner.BUDGET_TOLERANCE``; a row that cannot (an explicitly
+- the budget: each row spends it within ``snapping.BUDGET_TOLERANCE``; a row that cannot (an explicitly
   requested depth) is kept, flagged (``within_tolerance`` false, ``budget_deviation``, ``note``);
 - requested depths are kept exactly: each gets its best valid width (nearest the budget), or a
   line in ``SweepRows.skipped`` saying why it has none. No two rows of one budget share a depth;
