@@ -92,7 +92,7 @@ def main(argv=None) -> int:
     import transformers
     from transformers import CONFIG_MAPPING
 
-    from depthwidth.hf.config import READ_KEYS
+    from depthwidth.hf.read import READ_KEYS
     transformers.logging.set_verbosity_error()
     table = {}
     for model_type in sorted(CONFIG_MAPPING.keys()):

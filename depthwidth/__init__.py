@@ -20,7 +20,7 @@ _HOMES = {
     "bounds": "theory.separation", "bounds_grid": "theory.separation", "regime": "theory.separation", "threshold_depth": "theory.separation",
     "replicate_width": "theory.solver", "surpass_width": "theory.solver", "equivalence": "theory.comparison", "compare_shapes": "theory.comparison",
     "plan": "advice.planner", "min_depth": "theory.separation", "min_depth_exact": "theory.separation", "empirical_optimum": "advice.rules.builtin",
-    "PlanOptions": "advice.planner", "Spending": "advice.planner", "plan_architecture": "advice.planner", "rule_shapes": "advice.rules.table",
+    "PlanOptions": "advice.planner", "Spending": "arch.spending", "plan_architecture": "advice.planner", "rule_shapes": "advice.rules.table",
     "Architecture": "arch.blocks", "preset": "arch.presets", "params_nonembedding": "arch.blocks",
     "params_active": "arch.blocks", "params_embedding": "arch.blocks", "flops_per_token": "arch.blocks", "kv_bytes_per_token": "arch.blocks",
     "Constraints": "arch.hardware", "tp_sizes": "arch.hardware", "violations": "arch.hardware",

@@ -18,7 +18,8 @@ from depthwidth.advice.brief import FIELDS, PlanBrief, brief_columns
 from depthwidth.arch.hardware import Constraints
 from depthwidth.output.columns import write_columns
 from depthwidth.output.writers import emit
-from depthwidth.advice.planner import PlanOptions, Spending, plan
+from depthwidth.advice.planner import PlanOptions, plan
+from depthwidth.arch.spending import Spending
 
 
 def _budgets(n: int, seed: int, low: float = 6, high: float = 13) -> list[int]:

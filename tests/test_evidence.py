@@ -15,7 +15,8 @@ import pytest
 
 from depthwidth.advice.evidence import (COVER, KAPLAN_NOTE, PREFERENCES, SHIPPED_SPREAD, SIMILAR_SIZE, depth_band,
                                         evidence_records)
-from depthwidth.advice.rules.builtin import FIT, PRACTICE, REGISTRY
+from depthwidth.advice.rules.builtin import REGISTRY
+from depthwidth.advice.rules.record import FIT, PRACTICE
 
 CATALOG = Path(__file__).resolve().parents[1] / "depthwidth" / "arch" / "catalog.json"
 

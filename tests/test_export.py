@@ -20,13 +20,14 @@ import pytest
 
 from depthwidth.arch import blocks
 
-from depthwidth.loop import export
+from depthwidth.loop import export, export_blocks
 
 from depthwidth.core import staging
 from depthwidth.arch.presets import preset
 from depthwidth.core.errors import EnvironmentFailure, InputError
 from depthwidth.arch.hardware import Constraints
-from depthwidth.advice.planner import PlanOptions, Spending, plan
+from depthwidth.advice.planner import PlanOptions, plan
+from depthwidth.arch.spending import Spending
 from conftest import run
 
 GOLDEN = json.loads((pathlib.Path(__file__).parent / "golden" / "export_counts.json").read_text())
@@ -96,7 +97,7 @@ def test_hf_exports_count_what_transformers_builds(entry):
     fmt = entry["format"]
     if entry["kind"] == "plan":
         options = options_for(fmt, entry["options"])
-        block = export.plan_architecture(entry["budget"], fmt, options)
+        block = export_blocks.plan_architecture(entry["budget"], fmt, options)
         planned = plan(entry["budget"], options)
         assert (block.depth, block.width) == (planned.recommended.depth, planned.recommended.width)
         assert options.spending.params(block) == entry["counts"]["nonembedding"]  # the plan's own count
@@ -105,9 +106,9 @@ def test_hf_exports_count_what_transformers_builds(entry):
                 assert getattr(block, key) == value
     elif entry["kind"] == "shape":
         depth, width, heads = map(int, entry["shape"].split("x"))
-        block = export.export_architecture(fmt, depth, width, heads, **entry.get("options", {}))
+        block = export_blocks.export_architecture(fmt, depth, width, heads, **entry.get("options", {}))
     else:
-        block = export.model_architecture(entry["model"], fmt)
+        block = export_blocks.model_architecture(entry["model"], fmt)
     assert export.config_for(block, fmt) == entry["config"]
     counts = entry["counts"]
     assert blocks.params_nonembedding(block) == counts["nonembedding"]
@@ -119,34 +120,34 @@ def test_catalogue_names_export_the_model_not_the_preset():
     """Issue 22: `export llama3-8b` gave ffn 11008, `export llama2-7b` 8 KV heads and a 128k vocab.
     Llama 3 8B: 8 KV heads, ffn 14336, vocab 128256, untied, rope_theta 500000 (meta-llama/llama3
     llama/model.py ModelArgs); Llama 2 7B: multi-head (32 KV heads), ffn 11008, vocab 32000."""
-    llama3 = export.config_for(export.model_architecture("llama3-8b", "hf-llama"), "hf-llama")
+    llama3 = export.config_for(export_blocks.model_architecture("llama3-8b", "hf-llama"), "hf-llama")
     assert (llama3["num_key_value_heads"], llama3["intermediate_size"], llama3["vocab_size"]) == (8, 14336, 128256)
     assert llama3["tie_word_embeddings"] is False and llama3["rope_theta"] == 500000.0 and llama3["rms_norm_eps"] == 1e-5
-    llama2 = export.config_for(export.model_architecture("llama2-7b", "hf-llama"), "hf-llama")
+    llama2 = export.config_for(export_blocks.model_architecture("llama2-7b", "hf-llama"), "hf-llama")
     assert (llama2["num_attention_heads"], llama2["num_key_value_heads"], llama2["intermediate_size"],
             llama2["vocab_size"]) == (32, 32, 11008, 32000)
     with pytest.raises(InputError, match="not in the catalogue"):
-        export.model_architecture("llama9-1t", "hf-llama")
+        export_blocks.model_architecture("llama9-1t", "hf-llama")
     with pytest.raises(InputError, match="only --vocab and --tied"):
-        export.model_architecture("llama3-8b", "hf-llama", kv_heads=4)
+        export_blocks.model_architecture("llama3-8b", "hf-llama", kv_heads=4)
 
 
 def test_every_block_option_reaches_the_export():
-    block = export.export_architecture("hf-mixtral", 16, 2048, None, kv_heads=4, head_dim=64, ffn_mult=2.0, experts=4,
+    block = export_blocks.export_architecture("hf-mixtral", 16, 2048, None, kv_heads=4, head_dim=64, ffn_mult=2.0, experts=4,
                                        top_k=1, vocab=50000, tied=True)
     assert (block.heads, block.kv_heads, block.head_dim, block.experts, block.top_k, block.vocab, block.tied) == \
         (32, 4, 64, 4, 1, 50000, True)
     assert block.ffn == -(-int(2.0 * (2 * 4 * 2048 // 3)) // 256) * 256  # LLaMA's rule with ffn_dim_multiplier 2
     with pytest.raises(InputError, match="--tp"):
-        export.export_architecture("hf-llama", 24, 2048, 16, kv_heads=4, tp=3)
+        export_blocks.export_architecture("hf-llama", 24, 2048, 16, kv_heads=4, tp=3)
     with pytest.raises(InputError, match="option"):
-        export.export_architecture("hf-llama", 24, 2048, 16, n_layer=3)
+        export_blocks.export_architecture("hf-llama", 24, 2048, 16, n_layer=3)
 
 
 # ---- nanoGPT, LitGPT, Megatron-LM: each project's own parser -------------------------------------
 
 def test_nanogpt_file_is_python_train_py_execs(tmp_path):
-    block = export.export_architecture("nanogpt", 12, 768, 12)
+    block = export_blocks.export_architecture("nanogpt", 12, 768, 12)
     path = export.write_config(export.config_for(block, "nanogpt", 1024), str(tmp_path), fmt="nanogpt", block=block)
     assert path == str(tmp_path / "train_config.py")
     scope: dict = {}
@@ -162,7 +163,7 @@ def test_nanogpt_file_is_python_train_py_execs(tmp_path):
 @pytest.mark.parametrize("arch, kw", [("llama", {"kv_heads": 4}), ("gpt2", {}), ("mixtral", {"experts": 4, "top_k": 2})])
 def test_litgpt_yaml_is_a_litgpt_config(arch, kw, tmp_path):
     yaml = pytest.importorskip("yaml")
-    block = export.export_architecture("litgpt", 24, 2048, 16, arch=arch, **kw)
+    block = export_blocks.export_architecture("litgpt", 24, 2048, 16, arch=arch, **kw)
     path = export.write_config(export.config_for(block, "litgpt", 4096), str(tmp_path), fmt="litgpt", block=block)
     assert path.endswith("model_config.yaml")
     config = yaml.safe_load(pathlib.Path(path).read_text())  # Config.from_file
@@ -185,7 +186,7 @@ def test_litgpt_yaml_is_a_litgpt_config(arch, kw, tmp_path):
 
 @pytest.mark.parametrize("arch, kw, tp", [("llama", {"kv_heads": 4}, 2), ("gpt2", {}, 1), ("mixtral", {"experts": 8}, 1)])
 def test_megatron_args_parse_with_megatrons_option_names(arch, kw, tp, tmp_path):
-    block = export.export_architecture("megatron", 24, 2048, 16, arch=arch, **kw)
+    block = export_blocks.export_architecture("megatron", 24, 2048, 16, arch=arch, **kw)
     path = export.write_config(export.config_for(block, "megatron", 4096, tp=tp), str(tmp_path), fmt="megatron", block=block)
     text = pathlib.Path(path).read_text()
     args = megatron_parser().parse_args(megatron_tokens(text))  # an unknown option would exit here
@@ -208,7 +209,7 @@ def test_formats_refuse_what_they_cannot_express():
     with pytest.raises(InputError, match="plain experts"):
         export.config_for(blocks.Architecture(4, 256, 4, 4, 64, 1024, False, experts=4, top_k=1, expert_ffn=1024), "litgpt")
     with pytest.raises(InputError, match="untied"):
-        export.config_for(export.export_architecture("hf-llama", 4, 512, 4, tied=False), "nanogpt")  # 0.4.0: small llamas tie
+        export.config_for(export_blocks.export_architecture("hf-llama", 4, 512, 4, tied=False), "nanogpt")  # 0.4.0: small llamas tie
 
 
 # ---- writing: names, unwritable places, signals ------------------------------------------------
@@ -216,7 +217,7 @@ def test_formats_refuse_what_they_cannot_express():
 @pytest.mark.parametrize("length", [241, 250, 255])
 def test_long_file_names_are_written(length, tmp_path):
     """Issue 25: a 241-255 byte name failed because the staging name added 14 bytes past 255."""
-    config = export.config_for(export.export_architecture("hf-llama", 4, 512, 4), "hf-llama")
+    config = export.config_for(export_blocks.export_architecture("hf-llama", 4, 512, 4), "hf-llama")
     name = "m" * (length - 5) + ".json"
     path = export.write_config(config, str(tmp_path / name))
     assert os.path.basename(path) == name and len(name.encode()) == length
@@ -229,7 +230,7 @@ def test_long_file_names_are_written(length, tmp_path):
 
 def test_unwritable_place_is_one_line_exit_1(tmp_path):
     """Issue 25: `--out /proc/x.json` was an internal error."""
-    config = export.config_for(export.export_architecture("hf-llama", 4, 512, 4), "hf-llama")
+    config = export.config_for(export_blocks.export_architecture("hf-llama", 4, 512, 4), "hf-llama")
     with pytest.raises(EnvironmentFailure, match="cannot write '/proc/x.json'"):
         export.write_config(config, "/proc/x.json")
     result = run(["export", "24x2048x16", "--to", "hf-llama", "--out", "/proc/x.json"])
@@ -240,8 +241,8 @@ def test_unwritable_place_is_one_line_exit_1(tmp_path):
 KILL_SCRIPT = """
 import os, signal, sys
 signal.signal(signal.SIGINT, signal.default_int_handler)  # a background job inherits SIGINT ignored (bash: `&`)
-from depthwidth.loop import export
-from depthwidth.core import staging
+from depthwidth.loop import export, export_blocks
+from depthwidth import staging
 count = []
 def counting_fill(root, files):  # staging._fill, sending the signal after the N-th file
     for relative, data in files.items():
@@ -254,7 +255,7 @@ def counting_fill(root, files):  # staging._fill, sending the signal after the N
         if len(count) == int(sys.argv[3]):
             os.kill(os.getpid(), getattr(signal, sys.argv[2]))
 staging._fill = counting_fill
-rows = [(f"{i:03d}", export.export_architecture("hf-gpt2", 2, 128)) for i in range(50)]
+rows = [(f"{i:03d}", export_blocks.export_architecture("hf-gpt2", 2, 128)) for i in range(50)]
 export.write_configs(rows, "hf-gpt2", sys.argv[1], False, [])
 """
 
@@ -292,7 +293,7 @@ def _fail_on(monkeypatch, name: str, calls: int = 1, error=OSError):
 
 
 def _llama_config():
-    return export.config_for(export.export_architecture("hf-llama", 24, 2048, 16), "hf-llama")
+    return export.config_for(export_blocks.export_architecture("hf-llama", 24, 2048, 16), "hf-llama")
 
 
 def test_existing_file_is_left_byte_identical_without_force(tmp_path):
@@ -339,7 +340,7 @@ def test_interrupted_write_leaves_nothing(tmp_path, monkeypatch):
 
 
 def _rows(fmt: str = "hf-llama"):
-    return [(f"L{L}", export.export_architecture(fmt, L, d)) for L, d in ((8, 1024), (16, 768), (24, 640 if fmt == "hf-gpt2" else 512))]
+    return [(f"L{L}", export_blocks.export_architecture(fmt, L, d)) for L, d in ((8, 1024), (16, 768), (24, 640 if fmt == "hf-gpt2" else 512))]
 
 
 def test_write_configs_writes_every_row_and_the_manifest(tmp_path):
@@ -356,7 +357,7 @@ def test_write_configs_writes_every_row_and_the_manifest(tmp_path):
 
 
 def test_write_configs_in_a_training_format(tmp_path):
-    rows = [(f"r{i}", export.export_architecture("megatron", L, 1024)) for i, L in enumerate((4, 8))]
+    rows = [(f"r{i}", export_blocks.export_architecture("megatron", L, 1024)) for i, L in enumerate((4, 8))]
     paths = export.write_configs(rows, "megatron", str(tmp_path / "runs"), False, [], context=1024)
     assert [os.path.basename(p) for p in paths] == ["megatron_args.sh"] * 2
     args = megatron_parser().parse_args(megatron_tokens(pathlib.Path(paths[1]).read_text()))
@@ -384,7 +385,7 @@ def test_write_configs_force_never_replaces_a_directory_of_other_files(tmp_path)
 
 
 def test_write_configs_checks_everything_before_writing(tmp_path):
-    rows = _rows() + [("plain", export.export_architecture("hf-gpt2", 12, 768))]
+    rows = _rows() + [("plain", export_blocks.export_architecture("hf-gpt2", 12, 768))]
     with pytest.raises(InputError, match="plain feed-forward"):
         export.write_configs(rows, "hf-llama", str(tmp_path / "sweep"), False, [])
     for bad in ("", "..", "a/b", "manifest.json", "x" * 256):

@@ -22,7 +22,7 @@ from transformers import AutoConfig, GPT2Config, LlamaConfig, MistralConfig, Mix
 
 from depthwidth.arch import blocks, presets  # noqa: E402
 
-from depthwidth.loop import export
+from depthwidth.loop import export, export_blocks
 
 from depthwidth.advice import planner
 from depthwidth.arch.blocks import Architecture  # noqa: E402
@@ -146,7 +146,7 @@ def test_export_loads_in_transformers_and_reads_back(fmt, shape, tmp_path):
     heads = parts[2] if len(parts) == 3 else parts[1] // head_size  # an explicit H, else the preset's head size
     assert (record["depth"], record["width"], record["heads"]) == (parts[0], parts[1], heads)
     assert record["head_dim"] == parts[1] // heads
-    block = export.export_architecture(fmt, parts[0], parts[1], parts[2] if len(parts) == 3 else None)
+    block = export_blocks.export_architecture(fmt, parts[0], parts[1], parts[2] if len(parts) == 3 else None)
     assert record["params_nonembedding"] == blocks.params_nonembedding(block)
     assert record["params_active"] == blocks.params_active(block)
     assert record["params_embedding"] == blocks.params_embedding(block)
@@ -227,7 +227,7 @@ def test_head_dim_apart_from_the_width():
 
 
 def test_bad_context_and_format_are_input_errors():
-    block = export.export_architecture("hf-llama", 24, 2048, 16)
+    block = export_blocks.export_architecture("hf-llama", 24, 2048, 16)
     with pytest.raises(InputError, match="--context"):
         export.config_for(block, "hf-llama", context=0)
     with pytest.raises(InputError, match="bad format .llama.: expected one of hf-llama"):

@@ -19,7 +19,8 @@ from typer.testing import CliRunner
 
 from depthwidth.cli import app
 from depthwidth.core.errors import InputError
-from depthwidth.loop.fit import Run, fit_group, fit_results
+from depthwidth.loop.fit import Run, fit_results
+from depthwidth.loop.group_fit import fit_group
 from depthwidth.loop.results import records_of, to_runs
 
 

@@ -15,7 +15,8 @@ import pytest
 from depthwidth.arch.blocks import Architecture
 from depthwidth.arch.presets import preset
 from depthwidth.arch.hardware import Constraints, is_prime, tp_sizes, violations
-from depthwidth.advice.planner import PlanOptions, Spending, plan
+from depthwidth.advice.planner import PlanOptions, plan
+from depthwidth.arch.spending import Spending
 
 
 def arch(depth=12, width=768, heads=12, kv_heads=None, ffn=None, experts=None, expert_ffn=None, dense_layers=0):

@@ -9,14 +9,8 @@ from hypothesis import strategies as st
 
 from depthwidth.arch.catalog import lookup
 from depthwidth.core.errors import InputError
-from depthwidth.hf.config import (
-    MAX_CONFIG_BYTES,
-    ConfigModel,
-    inspect_config,
-    read_config,
-    read_config_bytes,
-    read_config_file,
-)
+from depthwidth.hf.config import ConfigModel, inspect_config
+from depthwidth.hf.read import MAX_CONFIG_BYTES, read_config, read_config_bytes, read_config_file
 from depthwidth.theory.shapes import Shape
 
 CONFIGS = Path(__file__).with_name("configs")

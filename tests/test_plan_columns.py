@@ -20,7 +20,9 @@ from depthwidth.arch.blocks import flops_per_token, kv_bytes_per_token, params_a
 from depthwidth.arch.presets import preset
 from depthwidth.core.errors import InputError
 from depthwidth.arch.hardware import Constraints, tp_sizes
-from depthwidth.advice.planner import PlanOptions, Spending, plan, planned_shape, theory_for
+from depthwidth.advice.planner import PlanOptions, plan
+from depthwidth.arch.spending import Spending
+from depthwidth.advice.threshold import planned_shape, theory_for
 from depthwidth.advice.plan_columns import plan_many, rule_refusals
 from depthwidth.theory.separation import REGIME_CODES, regime
 
@@ -152,7 +154,7 @@ def test_exact_ties_of_the_papers_block():
 @pytest.mark.parametrize("arch", ["llama", "deepseek", "mixtral"])
 def test_threshold_counts_of_other_blocks(arch):
     """Budgets at and around the block's count at (L, 3^L), where its minimal depth steps."""
-    from depthwidth.advice.planner import quadratic
+    from depthwidth.arch.spending import quadratic
 
     model = quadratic(Spending(arch))
     budgets = [math.floor(model.value(L, 3**L)) + d for L in range(2, 30) for d in (0, 1)]  # the last at L, the first past it

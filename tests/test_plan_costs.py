@@ -22,7 +22,8 @@ import re
 import pytest
 
 from depthwidth.advice.evidence import depth_band
-from depthwidth.advice.planner import PlanOptions, Spending, plan
+from depthwidth.advice.planner import PlanOptions, plan
+from depthwidth.arch.spending import Spending
 from depthwidth.theory.separation import min_depth
 from conftest import run
 
@@ -197,10 +198,11 @@ def test_phase_plot_draws_each_budgets_band():
     pytest.importorskip("matplotlib")
     import numpy as np
 
+    from depthwidth.advice.phase import phase_data
     from depthwidth.output.plot import phase_figure
 
     budgets = (1e8, 1e9, 1e10)
-    fig = phase_figure(budgets=budgets, models=())
+    fig = phase_figure(phase_data(budgets=budgets, models=()))
     for N in budgets:
         lo, hi = depth_band(N, min_depth(N)).depth_band
         (line,) = [a for a in fig.axes[0].get_lines() if a.get_gid() == f"band:{N:g}"]

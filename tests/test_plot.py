@@ -13,7 +13,8 @@ pytest.importorskip("matplotlib")
 from depthwidth.core.errors import InputError
 from depthwidth.advice.rules.builtin import empirical_optimum
 from depthwidth.theory.separation import min_depth_exact, width_for
-from depthwidth.output.plot import DEFAULT_BUDGETS, DEFAULT_MODELS, DPI, phase_figure, require_matplotlib, save_figure
+from depthwidth.advice.phase import DEFAULT_BUDGETS, DEFAULT_MODELS, phase_data
+from depthwidth.output.plot import DPI, phase_figure, require_matplotlib, save_figure
 from depthwidth.output.plot_bounds import bounds_figure
 from depthwidth.theory.shapes import default_heads, parse_shape
 
@@ -45,7 +46,7 @@ def png_size(path):
 
 @pytest.fixture(scope="module")
 def default_phase():
-    return phase_figure()
+    return phase_figure(phase_data())
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +57,7 @@ def bounds_fig():
 # ---------------------------------------------------------------- files
 
 
-@pytest.mark.parametrize("make, gid", [(phase_figure, "threshold"), (lambda: bounds_figure([768, 4096]), "upper:768")],
+@pytest.mark.parametrize("make, gid", [(lambda: phase_figure(phase_data()), "threshold"), (lambda: bounds_figure([768, 4096]), "upper:768")],
                          ids=["phase", "bounds"])
 def test_png_and_svg_files(make, gid, tmp_path):
     fig = make()
@@ -102,15 +103,15 @@ def test_require_matplotlib_names_the_install_command(monkeypatch):
     assert err.value.what == "plot dependency"
     assert 'pip install "depthwidth[plot]"' in str(err.value)
     with pytest.raises(InputError, match="matplotlib is not installed"):
-        phase_figure()
+        phase_figure(phase_data())
     with pytest.raises(InputError, match="matplotlib is not installed"):
         bounds_figure([768])
 
 
 def test_import_is_free_of_matplotlib_and_figures_avoid_pyplot():
-    code = ("import sys, depthwidth.output.plot as p, depthwidth.output.plot_bounds as b; "
+    code = ("import sys, depthwidth.output.plot as p, depthwidth.advice.phase as ph, depthwidth.output.plot_bounds as b; "
             "assert 'matplotlib' not in sys.modules, 'imported at module level'; "
-            "b.bounds_figure([768]); p.phase_figure(models=(), budgets=(1e9,)); "
+            "b.bounds_figure([768]); p.phase_figure(ph.phase_data(models=(), budgets=(1e9,))); "
             "assert 'matplotlib.pyplot' not in sys.modules, 'pyplot imported'")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
@@ -145,7 +146,7 @@ def test_phase_default_budgets_one_curve_each(default_phase):
 
 @pytest.mark.parametrize("budgets", [(1e9, 5e10), [2e8, 3e11]])
 def test_phase_custom_budgets(budgets):
-    fig = phase_figure(budgets=budgets, models=())
+    fig = phase_figure(phase_data(budgets=budgets, models=()))
     assert gids(fig, "budget:") == sorted(f"budget:{N:g}" for N in budgets)
     assert len(gids(fig, "min-depth:")) == len(gids(fig, "empirical:")) == 2
     for N in budgets:
@@ -159,14 +160,14 @@ def test_phase_custom_budgets(budgets):
 
 
 def test_phase_duplicate_budgets_draw_one_curve():
-    fig = phase_figure(budgets=(1e9, 1e9, 1_000_000_000), models=())
+    fig = phase_figure(phase_data(budgets=(1e9, 1e9, 1_000_000_000), models=()))
     assert gids(fig, "budget:") == ["budget:1e+09"]
 
 
 @pytest.mark.parametrize("bad", [0, -5, float("nan"), float("inf"), "lots"])
 def test_phase_rejects_bad_budgets(bad):
     with pytest.raises(InputError):
-        phase_figure(budgets=(bad,), models=())
+        phase_figure(phase_data(budgets=(bad,), models=()))
 
 
 def test_phase_default_models_are_in_the_catalogue(default_phase):
@@ -179,7 +180,7 @@ def test_phase_default_models_are_in_the_catalogue(default_phase):
 def test_phase_custom_models_one_marker_each():
     from depthwidth.arch.catalog import lookup
 
-    fig = phase_figure(budgets=(1e9,), models=["bert-base", "MT-NLG-530B", "palm-540b"])  # names via catalog.lookup
+    fig = phase_figure(phase_data(budgets=(1e9,), models=["bert-base", "MT-NLG-530B", "palm-540b"]))  # names via catalog.lookup
     assert gids(fig, "model:") == ["model:bert-base", "model:mt-nlg-530b", "model:palm-540b"]
     for name in ("bert-base", "mt-nlg-530b", "palm-540b"):
         model = lookup(name)
@@ -193,11 +194,11 @@ def test_phase_custom_models_one_marker_each():
 
 def test_phase_unknown_model_is_input_error():
     with pytest.raises(InputError):
-        phase_figure(models=["no-such-model-xyz"])
+        phase_figure(phase_data(models=["no-such-model-xyz"]))
 
 
 def test_phase_gpt3_is_deeper_than_its_empirical_optimum():
-    fig = phase_figure(models=["gpt3-175b"])
+    fig = phase_figure(phase_data(models=["gpt3-175b"]))
     (w,), (L,) = one_line(fig, "model:gpt3-175b")
     (ow,), (oL,) = one_line(fig, "model-optimum:gpt3-175b")
     assert (w, L) == (12288, 96)
@@ -209,7 +210,7 @@ def test_phase_gpt3_is_deeper_than_its_empirical_optimum():
 
 def test_phase_shape_marker():
     shape = parse_shape("12x768")
-    fig = phase_figure(budgets=(1e9,), models=(), shapes=[shape, "6x1000x16"])
+    fig = phase_figure(phase_data(budgets=(1e9,), models=(), shapes=[shape, "6x1000x16"]))
     assert gids(fig, "shape:") == ["shape:12x768x12", "shape:6x1000x16"]
     (w,), (L,) = one_line(fig, "shape:12x768x12")
     assert (w, L) == (768, 12)
@@ -219,7 +220,7 @@ def test_phase_shape_marker():
 
 
 def test_phase_widens_to_fit_the_data():
-    fig = phase_figure(budgets=(1e15,), models=(), shapes=[parse_shape("400x50")])
+    fig = phase_figure(phase_data(budgets=(1e15,), models=(), shapes=[parse_shape("400x50")]))
     (x_low, x_high), (_, y_high) = fig.axes[0].get_xlim(), fig.axes[0].get_ylim()
     (w,), (L,) = one_line(fig, "empirical:1e+15")
     assert x_low <= 50 and x_high > w and y_high > max(400, L)

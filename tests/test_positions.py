@@ -14,7 +14,8 @@ import pytest
 
 from depthwidth.arch import blocks, presets
 from depthwidth.advice.brief import FIELDS, brief_columns
-from depthwidth.advice.planner import PlanOptions, Spending, plan
+from depthwidth.advice.planner import PlanOptions, plan
+from depthwidth.arch.spending import Spending
 
 VOCAB = 50257  # GPT2Config's vocab_size
 

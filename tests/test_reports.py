@@ -8,7 +8,8 @@ import pytest
 from conftest import completed
 from depthwidth.arch.catalog import load_models, lookup
 from depthwidth.advice.claims import DERIVED, DIFFERS, REPRODUCED, claims
-from depthwidth.hf.config import inspect_config, read_config_file
+from depthwidth.hf.config import inspect_config
+from depthwidth.hf.read import read_config_file
 from depthwidth.advice.reports import config_report, model_report
 
 CONFIGS = Path(__file__).parent / "configs"

@@ -12,7 +12,9 @@ import pytest
 from scipy.special import lambertw
 
 from depthwidth.core.errors import InputError
-from depthwidth.advice.rules.builtin import GUARD, KINDS, REGISTRY, THEORY, get_rule, guard_messages, shape_positions
+from depthwidth.advice.rules.builtin import REGISTRY, get_rule, guard_messages, shape_positions
+from depthwidth.advice.rules.record import GUARD, THEORY
+from depthwidth.advice.rules.record import KINDS
 from depthwidth.advice.rules.user import rule_from_file
 
 from conftest import assert_finite_json_text, run
@@ -279,9 +281,10 @@ def test_rule_from_file_bad(tmp_path):
 
 def test_phase_figure_draws_each_rule(tmp_path):
     pytest.importorskip("matplotlib")
+    from depthwidth.advice.phase import phase_data
     from depthwidth.output.plot import phase_figure
 
-    fig = phase_figure(budgets=(1e9,), models=(), rules=True)
+    fig = phase_figure(phase_data(budgets=(1e9,), models=()), rules=True)
     lines = {line.get_gid(): line for line in fig.axes[0].get_lines() if (line.get_gid() or "").startswith("rule:")}
     assert set(lines) == {f"rule:{r.name}" for r in REGISTRY.values() if r.kind != THEORY}
     x, y = (line.astype(float) for line in lines["rule:depth-delusion"].get_data())
@@ -289,7 +292,7 @@ def test_phase_figure_draws_each_rule(tmp_path):
     x, y = (line.astype(float) for line in lines["rule:llama3-practice"].get_data())
     assert x / y == pytest.approx(128.0)
     assert "[unverified]" not in lines["rule:levine-fit"].get_label()  # verified second-hand (issue 24)
-    assert not any(g.startswith("rule:") for g in (l.get_gid() or "" for l in phase_figure(budgets=(1e9,), models=()).axes[0].get_lines()))
+    assert not any(g.startswith("rule:") for g in (l.get_gid() or "" for l in phase_figure(phase_data(budgets=(1e9,), models=())).axes[0].get_lines()))
     out = run(["plot", "phase", "--rules", "--out", str(tmp_path / "phase.svg")])
     assert out.code == 0 and 'id="rule:depth-delusion"' in (tmp_path / "phase.svg").read_text()
 

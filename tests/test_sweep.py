@@ -12,7 +12,8 @@ import pytest
 from conftest import completed
 from depthwidth.arch.presets import preset
 from depthwidth.arch.hardware import Constraints, is_prime
-from depthwidth.advice.planner import PlanOptions, Spending
+from depthwidth.advice.planner import PlanOptions
+from depthwidth.arch.spending import Spending
 from depthwidth.core.errors import InputError
 from depthwidth.loop.sweep import budget_label, sweep, sweep_many, target_depths
 

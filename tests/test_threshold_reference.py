@@ -20,7 +20,9 @@ from scipy.optimize import brentq
 from scipy.special import lambertw
 
 from depthwidth.advice.plan_columns import plan_many
-from depthwidth.advice.planner import PlanOptions, Spending, planned_shape, theory_for
+from depthwidth.advice.planner import PlanOptions
+from depthwidth.arch.spending import Spending
+from depthwidth.advice.threshold import planned_shape, theory_for
 from depthwidth.arch.hardware import Constraints, width_step
 from depthwidth.arch.snapping import shardability, valid_arch
 from depthwidth.arch.spending import quadratic

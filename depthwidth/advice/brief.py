@@ -1,6 +1,6 @@
 """`plan --brief`: the threshold rule's answer for many budgets at once.
 
-For each budget, the leading fields of the plan record (``planner.Plan`` up to ``regime``): the
+For each budget, the leading fields of the plan record (``plan_record.Plan`` up to ``regime``): the
 minimal depth (Levine et al. 2020: the smallest L with 3^L >= d(L)), its real crossing, the
 minimal-depth shape snapped to valid hardware and its counts, with the same names and values as
 `plan` (``plan_columns.plan_many``: the same code as one budget's plan, with arrays). No rule, no
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import fields
 
 from ..core.errors import InputError
-from .planner import PlanBrief
+from .plan_record import PlanBrief
 
 
 FIELDS = tuple(f.name for f in fields(PlanBrief))
@@ -31,7 +31,7 @@ def brief_columns(budgets: list[int], options, source: str) -> dict[str, list]:
             import re
 
             what, value, accepted = re.match(r"bad (.+?) '(.*?)': (.*)", error, re.S).groups()
-            raise InputError(what, value, accepted)
+            raise InputError(what, value, accepted, number=budgets[row] if what == "budget" else None)
     n = len(budgets)
     depth, width = columns.min_depth.tolist(), columns.width.tolist()
     listed = lambda values: values.tolist() if hasattr(values, "tolist") else list(values)

@@ -61,10 +61,13 @@ def _levine_fit() -> tuple[float, float]:
 
 def claims() -> list[Claim]:
     """Every claim, recomputed now."""
-    from .rules.builtin import empirical_optimum
-    from ..theory.separation import min_depth, min_depth_exact
+    return _threshold_claims() + _replication_claims() + _min_depth_claims() + _fit_claims()
+
+
+def _threshold_claims() -> list[Claim]:
+    """The threshold L = log3 d: at width 1000, the worked examples of Corollary 1, Kaplan et al.'s depth 6."""
+    from ..theory.separation import EFFICIENT, bounds, min_depth, regime, threshold_depth
     from ..theory.solver import replicate_width
-    from ..theory.separation import EFFICIENT, LOG3_2, bounds, regime, threshold_depth
 
     out = [_compared(
         "threshold-width-1000", "depth-efficiency ends near depth 6.3 for widths around 1000",
@@ -100,7 +103,15 @@ def claims() -> list[Claim]:
         at == 6 and above == 7, "exact",
         f"at depth 6 the threshold width is 3^6 = 729, so N = 12·6·729² = {budget:,}; a larger budget at depth 6 "
         "puts its width above 3^6, below the threshold"))
+    return out
 
+
+def _replication_claims() -> list[Claim]:
+    """How the width to replicate a deep network grows (Corollary 1), and the remark after eq. (7)."""
+    from ..theory.separation import LOG3_2
+    from ..theory.solver import replicate_width
+
+    out = []
     log10_widths = [replicate_width(6, 1000, 16, Ls).log10_width for Ls in (1, 2, 3)]
     ratios = [log10_widths[i] / log10_widths[i + 1] for i in range(2)]
     out.append(_compared(
@@ -119,7 +130,14 @@ def claims() -> list[Claim]:
         "log3(d_x − H) + a > 0", None, f"{aside:.3f} at 2x10x9", aside, aside > 0, "sign",
         "false when H is close to d (2 < log3 10, yet log3(1) + a = -log3 2 < 0): the lower bound is then vacuous, "
         "reported as 0 with a note"))
+    return out
 
+
+def _min_depth_claims() -> list[Claim]:
+    """Minimal depths by the rule "depth not below log3 d", derived (the post gives the rule only)."""
+    from ..theory.separation import min_depth, min_depth_exact
+
+    out = []
     rule = f"{POST}, section 'Practical derivatives' (rule only: the post's table of minimal depths is not in the stored text)"
     for budget in (10**7, 10**9, 10**12):
         exact, depth = min_depth_exact(budget), min_depth(budget)
@@ -128,7 +146,14 @@ def claims() -> list[Claim]:
             rule, f"{depth} (L* = {exact:.3f})", depth,
             "derived from 'exploit any parameter budget of 12·L·d_x² such that depth does not fall below the "
             "threshold of log3(d_x)': the smallest L with 3^L >= sqrt(N/(12·L)); L* = W(ln3·N/6)/(2·ln3)"))
+    return out
 
+
+def _fit_claims() -> list[Claim]:
+    """What the NeurIPS version's empirical fit says of 1T parameters and of GPT-3."""
+    from .rules.builtin import empirical_optimum
+
+    out = []
     a, b = _levine_fit()
     fit = f"empirical fit ln d = {a} + {b}·L with N = 12·L·d²; its constants are RECALLED, not verified in a stored source"
     depth_1t, width_1t = empirical_optimum(10**12)

@@ -24,10 +24,10 @@ from typing import Callable, Iterable
 
 from functools import lru_cache
 
-from . import published
 from .bandfit import Spread, fit_spread, log_kernel_weight, weighted_centre
 from .rules.record import _crossing
-from .rules.builtin import FIT, PRACTICE, REGISTRY, loglog_fit
+from .rules.builtin import REGISTRY, loglog_fit
+from .rules.record import FIT, PRACTICE
 from ..core.frozen import frozen
 
 SIMILAR_SIZE = 2.0  # catalogue models within this factor of the budget (in 12·L·d²) count as similar

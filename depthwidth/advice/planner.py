@@ -18,17 +18,18 @@ import math
 from dataclasses import field, replace
 
 from ..core.errors import InputError
-from ..arch.hardware import SHARD_TP, Constraints, tp_sizes, width_step
+from ..arch.hardware import SHARD_TP, Constraints, width_step
 from ..arch.blocks import DEFAULT_CONTEXT
-from ..arch.record import block_fields, counts
+from ..arch.record import block_fields
 from ..theory.shapes import MAX_DEPTH, MAX_WIDTH
-from ..arch.snapping import BUDGET_TOLERANCE, FAR_FROM_BUDGET, Snapped, no_valid_shape, rule_shape, snap_depth  # noqa: F401
-from ..arch.spending import Quadratic, Spending, quadratic  # noqa: F401
+from ..arch.snapping import FAR_FROM_BUDGET, Snapped, no_valid_shape, rule_shape, snap_depth
+from ..arch.spending import Spending
 from . import notes as plan_notes
-from .plan_record import (Budget, Candidate, DepthBand, LossModel, Plan, PlanBrief, RuleUsed, Setup, Threshold,  # noqa: F401
+from .messages import Message
+from .plan_record import (Budget, Candidate, DepthBand, LossModel, Plan, RuleUsed, Setup, Threshold,
                           candidate)  # (the records, importable from here)
-from ..theory.separation import CONSISTENT, THRESHOLD, bounds, compare_pow3  # noqa: F401
-from .threshold import MAX_PLAN_WIDTH, Theory, planned_shape, smallest_budget, theory_for  # noqa: F401 (the threshold rule's step)
+from ..theory.separation import CONSISTENT, bounds
+from .threshold import planned_shape, theory_for
 from ..core.frozen import frozen
 
 DEFAULT_RULE = "consensus"  # pick.CONSENSUS: the evidence band, then the shape in it that reaches the best loss soonest
@@ -103,8 +104,8 @@ def plan(budget: int, options: PlanOptions | None = None, budget_source: str = "
         if options.constraints.shard_from is None:
             raise
         unsharded = _plan(budget, options.without_shard_rule(), budget_source, tokens)  # refused again: that line
-        return _with_shard_warning(unsharded, f"no {options.spending.arch} shape near {budget:.3g} parameters splits "
-                                              f"{SHARD_TP} ways by tensor parallelism: the shapes listed may not")
+        return _with_shard_warning(unsharded, Message("unsharded", f"no {options.spending.arch} shape near {budget:.3g} parameters "
+                                                      f"splits {SHARD_TP} ways by tensor parallelism: the shapes listed may not"))
 
 
 def _with_shard_warning(p: Plan, warning: str) -> Plan:
@@ -113,23 +114,48 @@ def _with_shard_warning(p: Plan, warning: str) -> Plan:
 
 def _plan(budget: int, options: PlanOptions | None, budget_source: str, tokens: float | None) -> Plan:
     """``plan`` under the options' constraints as given."""
-    from .evidence import beyond_evidence, depth_band
-    from .pick import CONSENSUS, consensus_pick, costing, rule_why
-    from .target import loss_decides, loss_notes, rule_loss_model
-    from ..cost.loss import fitted_range, optimal_depth
-    from ..core.budgets import spell
+    from .evidence import depth_band
 
     options = (options or PlanOptions()).at_budget(budget)
     if options.rule_file:
         from .rules.user import rule_layout
 
         options = replace(options, spending=rule_layout(options.spending, options.rule_file))
-    spending, constraints = options.spending, options.constraints
+    spending = options.spending
     theory = theory_for(budget, spending)
-    depth, model = theory.min_depth, theory.model
-    planned = planned_shape(budget, spending, constraints, theory)
-    step = width_step(constraints, spending.head_dim)
-    constraints = constraints.at_budget(budget)  # the listed shapes of a 1B plan all split 8 ways (the threshold's may not: --brief's)
+    planned = planned_shape(budget, spending, options.constraints, theory)
+    step = width_step(options.constraints, spending.head_dim)
+    constraints = options.constraints.at_budget(budget)  # the listed shapes of a 1B plan all split 8 ways (the threshold's may not: --brief's)
+    options, stages, cost = _costed_run(budget, options, constraints, tokens, planned)
+    band = depth_band(budget, theory.min_depth, lambda L: theory.model.width(budget, L))
+    pick = _recommendation(budget, options, constraints, theory, planned, band, cost, stages)
+    recommended, target = pick["recommended"], pick["target"]
+    if recommended is None or (abs(recommended.deviation) > FAR_FROM_BUDGET and theory.width_exact > 2 * step):
+        raise no_valid_shape(spending, constraints, round(target), theory.model.width(budget, target))
+    rec = recommended.arch
+    if rec.depth > MAX_DEPTH or rec.width > MAX_WIDTH:  # never a shape `bounds` and `inspect` would refuse
+        raise InputError("budget", f"{budget:.3g}", f"--rule {options.rule_file or pick['rule'].name} gives {rec.depth:,}x{rec.width:,} at "
+                                                    f"this budget, past the largest shape depthwidth accepts (depth "
+                                                    f"{MAX_DEPTH:,}, width 10^15); --rule threshold gives the minimal-depth shape", number=budget)
+    lo, hi = band.depth_band
+    top = min(max(target, rec.depth) if pick["beyond"] else max(target, hi, rec.depth), MAX_DEPTH / 1.25)
+    if stages > rec.depth:  # the pick has too few layers for the stages: the deeper shapes, or none
+        recommended, rec, deepened = staged_pick(budget, spending, constraints, theory.model, stages, theory.min_depth, top, hi)
+        pick.update(recommended=recommended, warnings_pp=[deepened])
+    if pick["rule"] is not None:
+        from .pick import rule_why
+
+        fitted = pick["fitted"]
+        pick["why"] = rule_why(pick["rule"].name, rec.depth, rec.width, (lo, hi), bool(fitted and fitted.clamped))
+    pick["constraints"] = constraints
+    return _plan_record(budget, budget_source, tokens, options, theory, planned, band, cost, stages, pick, top)
+
+
+def _costed_run(budget: int, options: PlanOptions, constraints, tokens, planned) -> tuple:
+    """(the options with the run's defaults filled in, the pipeline stages every shape needs, the
+    costing of shapes: ``pick.costing``) at the tensor-parallel degree the shapes must shard by."""
+    from .pick import costing
+
     if options.run is None:  # the run's defaults, at the tensor-parallel degree the shapes must shard by
         from ..cost.run import RunSpec
 
@@ -140,82 +166,83 @@ def _plan(budget: int, options: PlanOptions | None, budget_source: str, tokens: 
     stages = fixed.get("pp") or 1  # --pp: a shape with fewer layers cannot be split into these stages
     cost = costing(options.run, budget, tokens, options.context, options.perf, tuple(sorted(fixed.items())),
                    probe=None if planned is None else planned.arch)
-    width_at_depth = lambda L: model.width(budget, L)
-    band = depth_band(budget, depth, width_at_depth)
+    return options, stages, cost
+
+
+def _recommendation(budget: int, options: PlanOptions, constraints, theory, planned, band, cost, stages: int) -> dict:
+    """The recommended shape and how it was found: the consensus of the evidence band (or, past all
+    published evidence and the accepted depths, the threshold's shape), or the chosen rule's; with
+    the depth aimed at (``target``), the ``why``, and what a rule file or the consensus add."""
+    from .evidence import beyond_evidence
+    from .pick import CONSENSUS, consensus_pick
+
+    spending, depth, model = options.spending, theory.min_depth, theory.model
     lo, hi = band.depth_band
-    rule, optimum, fitted, left_out, agreed = None, None, None, None, None
     past = beyond_evidence(budget, band)  # (evidence.py) the band only extrapolates published d/L
     beyond = past if past and hi > MAX_DEPTH / 1.25 else None  # ... and passes the accepted depths: no shape in it
+    pick = dict(rule=None, optimum=None, fitted=None, left_out=None, agreed=None, beyond=beyond, warnings_pp=[])
     if options.rule_file is None and options.rule == CONSENSUS and beyond:
-        recommended, target, why = planned, depth, beyond  # no shape in the band is one depthwidth accepts: the theory answers
-    elif options.rule_file is None and options.rule == CONSENSUS:
+        # no shape in the band is one depthwidth accepts: the theory answers
+        return {**pick, "recommended": planned, "target": depth, "why": beyond}
+    if options.rule_file is None and options.rule == CONSENSUS:
         recommended, agreed, left_out = consensus_pick(budget, spending, constraints, model, depth, band, cost, options.prefer,
                                                          options.loss_tolerance, stages=stages)
         target = math.sqrt(lo * hi)
         why = agreed.why if not past else extrapolated_why(budget, band, agreed.why)
         if recommended is None:  # no valid shape inside the band: the valid shape nearest its middle
             recommended = snap_depth(budget, spending, constraints, model, target, lowest=depth)
+        return {**pick, "recommended": recommended, "target": target, "why": why, "agreed": agreed, "left_out": left_out}
+    rule, fitted = chosen_rule(options), None
+    if options.rule_file:
+        fitted = fitted_rule_depth(options.rule_file, budget, model)
+    optimum = (fitted.depth, model.width(budget, fitted.depth)) if fitted is not None and fitted.clamped \
+        else rule.recommend(budget, lambda L: model.width(budget, L))
+    target = optimum[0] if optimum else depth
+    if optimum is None:  # the threshold rule itself: its recommendation is the planned shape
+        recommended = planned
     else:
-        rule = chosen_rule(options)
-        if options.rule_file:
-            fitted = fitted_rule_depth(options.rule_file, budget, model)
-        optimum = (fitted.depth, width_at_depth(fitted.depth)) if fitted is not None and fitted.clamped \
-            else rule.recommend(budget, width_at_depth)
-        target = optimum[0] if optimum else depth
-        if optimum is None:  # the threshold rule itself: its recommendation is the planned shape
-            recommended = planned
-        else:
-            recommended = rule_shape(budget, spending, constraints, optimum, lowest=depth) \
-                or snap_depth(budget, spending, constraints, model, target, lowest=depth)
-    if recommended is None or (abs(recommended.deviation) > FAR_FROM_BUDGET and theory.width_exact > 2 * step):
-        raise no_valid_shape(spending, constraints, round(target), width_at_depth(target))
-    rec = recommended.arch
-    if rec.depth > MAX_DEPTH or rec.width > MAX_WIDTH:  # never a shape `bounds` and `inspect` would refuse
-        raise InputError("budget", f"{budget:.3g}", f"--rule {options.rule_file or rule.name} gives {rec.depth:,}x{rec.width:,} at "
-                                                    f"this budget, past the largest shape depthwidth accepts (depth "
-                                                    f"{MAX_DEPTH:,}, width 10^15); --rule threshold gives the minimal-depth shape")
-    top = min(max(target, rec.depth) if beyond else max(target, hi, rec.depth), MAX_DEPTH / 1.25)
-    if stages > rec.depth:  # the pick has too few layers for the stages: the deeper shapes, or none
-        recommended, rec, deepened = staged_pick(budget, spending, constraints, model, stages, depth, top, hi)
-        warnings_pp = [deepened]
-    else:
-        warnings_pp = []
-    if rule is not None:
-        why = rule_why(rule.name, rec.depth, rec.width, (lo, hi), bool(fitted and fitted.clamped))
-    named = agreed.named if rule is None and not beyond and recommended is agreed_pick(agreed) else ()
-    shapes = [s for s in plan_candidates(budget, spending, constraints, model, depth, sorted({lo, hi} if not beyond else set()),
-                                         top, recommended, named) if s.arch.depth >= stages]
+        recommended = rule_shape(budget, spending, constraints, optimum, lowest=depth) \
+            or snap_depth(budget, spending, constraints, model, target, lowest=depth)
+    return {**pick, "recommended": recommended, "target": target, "why": None, "rule": rule, "optimum": optimum,
+            "fitted": fitted}
+
+
+def _plan_record(budget, budget_source, tokens, options, theory, planned, band, cost, stages, pick, top) -> Plan:
+    """The Plan: the candidates costed and weighed by the loss model, the threshold's shape, the
+    rule used, the band, the answer, warnings and notes."""
+    from .pick import CONSENSUS
+    from .target import loss_decides, loss_notes, rule_loss_model
+    from ..cost.loss import fitted_range, optimal_depth
+    from ..core.budgets import spell
+
+    spending, lo, hi = options.spending, *band.depth_band
+    rule, optimum, fitted, agreed, recommended = pick["rule"], pick["optimum"], pick["fitted"], pick["agreed"], pick["recommended"]
     loss_model = rule_loss_model(options.rule_file)  # fit --save's refit on the user's sweep, else the shipped model
     decides = loss_decides(budget, (lo, hi), loss_model)
-    weigh = decides or options.loss_tolerance is not None  # the why's times are the ranking's (consensus_pick)
-    built = [candidate(s, options.context, options.reading, {**cost.fields(s.arch), **cost.model_fields(s.arch),
-                                                             **cost.loss_fields(s.arch, s.params, budget, loss_model, weigh)},
-                       lo <= s.arch.depth <= hi, cost.ranking) for s in shapes]
-    answer = next(c for c, s in zip(built, shapes) if s is recommended) if recommended in shapes else \
-        candidate(recommended, options.context, options.reading, {**cost.fields(rec), **cost.model_fields(rec),
-                  **cost.loss_fields(rec, recommended.params, budget, loss_model, weigh)}, lo <= rec.depth <= hi, cost.ranking)
+    built, answer = _candidates(budget, options, theory, band, cost, stages, pick, top, loss_model,
+                                decides or options.loss_tolerance is not None)  # the why's times are the ranking's
     arch = planned.arch
     record = bounds(arch.depth, arch.width, arch.heads, options.reading)
     fields, _ = block_fields(arch, context=options.context)
     warnings, notes = plan_notes.advice(budget, options, theory, planned, recommended, optimum, rule, built, band, cost, fitted)
-    warnings = warnings_pp + warnings
+    warnings = pick["warnings_pp"] + warnings
     if arch.depth < stages:
         notes.append(f"the minimal-depth shape {arch.depth}x{arch.width} has fewer layers than --pp {stages}: it is not "
                      "costed (no layout splits it into that many stages)")
-    notes += ([left_out] if left_out else []) + unsharded_note([*built, planned.arch]) + loss_notes(budget, tokens, loss_model)
+    notes += ([pick["left_out"]] if pick["left_out"] else []) + unsharded_note([*built, planned.arch]) + loss_notes(budget, tokens, loss_model)
     optimal = dict(zip(("optimal_depth", "optimal_depth_low", "optimal_depth_high"), map(float, optimal_depth(budget, loss_model))))
     span = fitted_range(budget, loss_model)
     return Plan(
         budget=Budget(budget, spell(budget), budget_source, spending.budget_count, spending.arch),
-        threshold=Threshold(min_depth_exact=theory.min_depth_exact, min_depth=depth, width_exact=theory.width_exact,
+        threshold=Threshold(min_depth_exact=theory.min_depth_exact, min_depth=theory.min_depth, width_exact=theory.width_exact,
                             width=arch.width, heads=arch.heads, params_12Ld2=record.params_12Ld2,
                             budget_deviation=planned.deviation, regime=record.regime,
                             **{k: v for k, v in fields.items() if k in Threshold.__annotations__}),
         rule=RuleUsed(CONSENSUS if rule is None else rule.name, options.prefer,
                       optimum[0] if optimum else None, optimum[1] if optimum else None,
                       *((None,) * 4 if fitted is None else (fitted.low, fitted.high, fitted.in_range, fitted.clamped))),
-        band=DepthBand(lo, hi, agreed.valid_shapes if rule is None and not beyond else None),
-        recommended=answer, why=why,
+        band=DepthBand(lo, hi, agreed.valid_shapes if rule is None and not pick["beyond"] else None),
+        recommended=answer, why=pick["why"],
         **{k: getattr(answer, k) for k in ("kv_heads", "head_dim", "ffn", "gated", "params_active", "flops_per_token",
                                            "kv_bytes_per_token")},
         loss_model=LossModel(**optimal, fitted_params_low=span["loss_fitted_params_low"],
@@ -224,6 +251,25 @@ def _plan(budget: int, options: PlanOptions | None, budget_source: str, tokens: 
         setup=setup_record(cost), candidates=tuple(built), evidence=tuple(evidence_records(band)),
         warnings=tuple(warnings), notes=tuple(notes),
     )
+
+
+def _candidates(budget, options, theory, band, cost, stages, pick, top, loss_model, weigh) -> tuple[list, Candidate]:
+    """The listed shapes as costed Candidates (those with at least ``stages`` layers), and the
+    recommended shape's Candidate (from the list when it is listed)."""
+    spending, constraints = options.spending, pick["constraints"]
+    lo, hi = band.depth_band
+    recommended, rec, agreed = pick["recommended"], pick["recommended"].arch, pick["agreed"]
+    named = agreed.named if pick["rule"] is None and not pick["beyond"] and recommended is agreed_pick(agreed) else ()
+    shapes = [s for s in plan_candidates(budget, spending, constraints, theory.model, theory.min_depth,
+                                         sorted({lo, hi} if not pick["beyond"] else set()), top, recommended, named)
+              if s.arch.depth >= stages]
+    built = [candidate(s, options.context, options.reading, {**cost.fields(s.arch), **cost.model_fields(s.arch),
+                                                             **cost.loss_fields(s.arch, s.params, budget, loss_model, weigh)},
+                       lo <= s.arch.depth <= hi, cost.ranking) for s in shapes]
+    answer = next(c for c, s in zip(built, shapes) if s is recommended) if recommended in shapes else \
+        candidate(recommended, options.context, options.reading, {**cost.fields(rec), **cost.model_fields(rec),
+                  **cost.loss_fields(rec, recommended.params, budget, loss_model, weigh)}, lo <= rec.depth <= hi, cost.ranking)
+    return built, answer
 
 
 def agreed_pick(agreed):
@@ -268,9 +314,9 @@ def staged_pick(budget, spending, constraints, model, stages: int, floor: int, t
         raise InputError("--pp", stages, f"more pipeline stages than the {deepest:,} layers of the deepest shape this plan "
                                          f"considers at {budget:.3g} parameters (depths {floor:,} to {deepest:,}); expected "
                                          f"at most {deepest:,} (each stage holds at least one layer)")
-    return chosen, chosen.arch, (f"--pp {stages}: the recommended shape is the valid shape nearest {stages} layers, "
-                                 f"{chosen.arch.depth}x{chosen.arch.width}; shapes with fewer layers than pipeline stages "
-                                 "are left out of the pick and the candidates")
+    return chosen, chosen.arch, Message("pipeline-deepened", f"--pp {stages}: the recommended shape is the valid shape nearest "
+                                        f"{stages} layers, {chosen.arch.depth}x{chosen.arch.width}; shapes with fewer layers than "
+                                        "pipeline stages are left out of the pick and the candidates", shape="recommended", pp=stages)
 
 
 def plan_candidates(budget, spending, constraints, model, lowest: int, extra: list[int], top: float, recommended: Snapped,

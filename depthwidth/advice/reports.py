@@ -6,7 +6,7 @@ from functools import lru_cache
 
 from ..arch.hardware import tp_sizes
 from .rules.builtin import empirical_optimum
-from ..arch.record import ShapeRecord, block_fields, fractional_heads_note, repeats, shape_record  # noqa: F401 (the records' home)
+from ..arch.record import ShapeRecord, block_fields, fractional_heads_note, repeats, shape_record
 from ..theory.separation import bounds, min_depth
 from ..core.frozen import frozen
 
@@ -63,7 +63,7 @@ def block_for(text: str, shape):
 
 
 @lru_cache(maxsize=None)
-def _comparison_report():
+def comparison_report_type():
     """comparison.Comparison with ShapeRecord sides and the empirical context (built on first use:
     only compare imports the solver)."""
     from ..theory.comparison import Comparison
@@ -90,7 +90,7 @@ def compare_with_blocks(comparison, deep_arch, shallow_arch):
     sides = (("deep", comparison.deep), ("shallow", comparison.shallow))
     notes = comparison.notes + tuple(f"{name} {r.depth}x{r.width}: {n}" for name, r in sides
                                      for n in shape_positions(r.depth, r.width, r.params_12Ld2))
-    return _comparison_report()(**{**comparison.__dict__, "deep": shape_record(comparison.deep, deep_arch),
+    return comparison_report_type()(**{**comparison.__dict__, "deep": shape_record(comparison.deep, deep_arch),
                                    "shallow": shape_record(comparison.shallow, shallow_arch), "notes": notes},
                                 deep_empirical_depth=empirical_optimum(comparison.deep.params_12Ld2)[0],
                                 shallow_empirical_depth=empirical_optimum(comparison.shallow.params_12Ld2)[0])

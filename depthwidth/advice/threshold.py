@@ -19,7 +19,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..arch.hardware import Constraints, width_step
-from ..arch.snapping import BUDGET_TOLERANCE, FAR_FROM_BUDGET, ShapeFacts, Snapped, WidthsNear, no_valid_shape
+from ..arch.snapping import FAR_FROM_BUDGET, ShapeFacts, Snapped, WidthsNear, no_valid_shape
 from ..arch.spending import Quadratic, Spending, block_min_depth, block_min_depth_exact, quadratic
 from ..core.errors import InputError
 from ..core.frozen import frozen
@@ -67,7 +67,7 @@ def too_large(budget: int, spending: Spending, model: Quadratic) -> InputError:
     limit_depth = next(L for L in range(1, 64) if 3**L >= MAX_PLAN_WIDTH)
     return InputError("budget", f"{budget:.3g}", f"too large to plan: its minimal-depth width would pass 10^15 "
                                                  f"(the largest accepted width); budgets up to about "
-                                                 f"{float(model.value(limit_depth, MAX_PLAN_WIDTH)):.2g} for --arch {spending.arch}")
+                                                 f"{float(model.value(limit_depth, MAX_PLAN_WIDTH)):.2g} for --arch {spending.arch}", number=budget)
 
 
 def theory_for(budget: int, spending: Spending) -> Theory:
@@ -137,7 +137,7 @@ def below_every_shape(budget: int, spending: Spending, constraints: Constraints,
                                                  + (f"the smallest budget it can plan is about {smallest:.2g}" if smallest else
                                                     "no budget nearby can be planned")
                                                  + f" (a --multiple below {constraints.multiple:,} or a smaller --head-dim "
-                                                   "allows narrower shapes)")
+                                                   "allows narrower shapes)", number=budget)
 
 
 GRID_STEPS = 50  # trial budgets of smallest_budget: 10^(k/50), 4.7% apart

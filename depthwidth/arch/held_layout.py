@@ -62,7 +62,7 @@ def layout_text(spending: LayoutSpending) -> str:
 
 @lru_cache(maxsize=64)
 def layout_quadratic(spending: LayoutSpending) -> Quadratic:
-    """The block's count as an exact quadratic in the width (as ``planner.quadratic``), measured at
+    """The block's count as an exact quadratic in the width (as ``spending.quadratic``), measured at
     widths where every preset's rounding is exact and the layout's head multiple divides the heads."""
     from fractions import Fraction
 

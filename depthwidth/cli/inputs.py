@@ -171,16 +171,16 @@ def typed(values: list, texts: list) -> Typed:
 
 @contextmanager
 def as_typed(values, texts=None):
-    """An error the core raises about a budget names it as the user typed it (``--params 1K``
-    was reported as '1000'): the core only sees the number, so the text is put back here."""
+    """An error the core raises about a budget names it as the user typed it, and the line it came
+    from (``--params 1K`` was reported as '1000'): the core only sees the number (``InputError.number``),
+    so the text (a ``Typed`` text, with its ``where``) whose budget it is is put back here."""
     texts = getattr(values, "texts", None) if texts is None else texts
     try:
         yield
     except InputError as err:
-        if err.what != "budget" or err.where is not None or not texts:
+        if err.what != "budget" or err.where is not None or not texts or err.number is None:
             raise
-        spelled = lambda v: {v, str(v), f"{v:.3g}", f"{v:.4g}"}
-        match = next((t for v, t in zip(values, texts) if err.value in spelled(v)), None)
+        match = next((t for v, t in zip(values, texts) if v == err.number), None)
         if match is None:
             raise
         raise InputError(err.what, str(match), err.accepted, getattr(match, "where", None)) from None
@@ -282,7 +282,8 @@ def plan_options(arch, kv_heads, block, count, multiple, ffn_multiple, tp, rule,
     heads (options.BLOCK); the block preset is checked by name here."""
     from ..arch.presets import PRESETS
     from ..arch.hardware import Constraints
-    from ..advice.planner import PlanOptions, Spending
+    from ..advice.planner import PlanOptions
+    from ..arch.spending import Spending
 
     name = arch.strip().lower()
     if name not in PRESETS:

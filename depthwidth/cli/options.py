@@ -123,6 +123,25 @@ ProfileFile = Annotated[Optional[str], typer.Option("--profile", help="A calibra
                                                                       "llm-foundry-2023, meta-4d-2024, torchtitan-2024.")]
 
 
+# plan's own options
+PlanFlops = Annotated[Optional[List[str]], typer.Option("--flops", help="Compute budget C in FLOPs. Alone: compute-optimal, about 20 "
+                                                                          "tokens/param, N sized so the pick's costed FLOPs (attention and logits "
+                                                                          "included) are C; with --tokens D: N = C/(6·D).")]
+LossTolerance = Annotated[Optional[str], typer.Option("--loss-tolerance", help="Pick the fastest shape in the band whose predicted "
+                                                      "loss penalty vs the best shape is within this (0.5% or 0.005); docs/loss.md.")]
+RuleTable = Annotated[bool, typer.Option("--rules", help="Show every rule's shape for the budget side by side (one record per rule).")]
+Brief = Annotated[bool, typer.Option("--brief", help="Only the threshold rule's answer (minimal depth, its shape and counts) for "
+                                     "each budget, computed for all budgets at once: for pipelines over many budgets. "
+                                     "No rule, candidates, costs or notes.")]
+Explain = Annotated[bool, typer.Option("--explain", help="After the answer: the threshold analysis, the evidence, every "
+                                       "candidate with its theory and costs, and the notes.")]
+ShowAll = Annotated[bool, typer.Option("--all", help="List the candidates outside the evidence band too.")]
+Days = Annotated[Optional[str], typer.Option("--days", help="A time budget in days on --gpus of --gpu: the size (and, without "
+                                             "--tokens, 20 tokens per parameter) that trains in that time by the performance "
+                                             "model; with --params, the tokens that fit in that time at the plan's step time "
+                                             "(docs/performance.md).")]
+
+
 class Group:
     """Options that several commands take together, spelled once: ``options`` maps each parameter
     name to its (alias, default), in --help order; ``values`` is the named tuple a command receives."""

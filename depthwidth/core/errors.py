@@ -10,16 +10,17 @@ class InputError(ValueError):
     with ``where`` (say ``standard input line 4``) it reads ``bad shape '12x0' (standard input line 4): ...``.
     """
 
-    def __init__(self, what: str, value: object, accepted: str, where: str | None = None):
+    def __init__(self, what: str, value: object, accepted: str, where: str | None = None, number: float | None = None):
         self.what = what
         self.value = value
         self.accepted = accepted
         self.where = where
+        self.number = number  # the value as a number, when ``value`` is its spelling (a budget: cli.inputs.as_typed)
         super().__init__(f"bad {what} {_show(value)}{f' ({where})' if where else ''}: {accepted}")
 
     def at(self, where: str) -> "InputError":
         """The same error, saying where the value came from."""
-        return InputError(self.what, self.value, self.accepted, where)
+        return InputError(self.what, self.value, self.accepted, where, self.number)
 
 
 def not_one_of(what: str, value: object, accepted) -> InputError:

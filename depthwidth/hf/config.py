@@ -37,10 +37,9 @@ from .families import (ACTIVATION_KEYS, ATTENTION_GATES, ATTENTION_LAYER_TYPES, 
 from .layers import (_indexed_layers, _kv_heads, _latent, _moe, check_layer_schedule, codebook_tables, cross_attention_blocks,
                      gemma4_layers)
 from .mixers import HYBRID_TYPES, hybrid_layout, nemotron_h_types
-from .read import (DECODER_ARCHITECTURE_HINTS, DEPTH_KEYS, ENCODER_ARCHITECTURE_HINTS, EXPECTED, FFN_KEYS,  # noqa: F401
-                     HEAD_DIM_KEYS, HEADS_KEYS, KV_HEADS_KEYS, MAX_CONFIG_BYTES, MAX_SIZE, NESTED_KEYS, OTHER_DEFAULTS_UNSAID,
-                     OTHER_KEYS, READ_KEYS, ROLES, VOCAB_KEYS, WIDTH_KEYS, _first, _optional, _whole, read_config,
-                     plainly_valid, read_config_bytes, read_config_file)
+from .read import (DECODER_ARCHITECTURE_HINTS, DEPTH_KEYS, ENCODER_ARCHITECTURE_HINTS, EXPECTED, FFN_KEYS,
+                     HEAD_DIM_KEYS, HEADS_KEYS, KV_HEADS_KEYS, MAX_SIZE, NESTED_KEYS, OTHER_DEFAULTS_UNSAID,
+                     ROLES, VOCAB_KEYS, WIDTH_KEYS, _first, _optional, _whole, plainly_valid)
 from ..theory.shapes import Shape, make_shape, params
 from ..core.frozen import frozen
 
@@ -220,11 +219,48 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
         check_config(cfg, source)
     notes: list[str] = []
     outer: list[str] = []
-    given = cfg
-    cfg = _unwrap(cfg, notes, outer)
-    model_type = cfg.get("model_type") if isinstance(cfg.get("model_type"), str) else None
+    cfg, own, model_type, cross_decoder = _language_model(cfg, source, notes, outer)
     known = family_defaults(model_type) is not None
-    assumptions = [] if known else _assumptions(cfg, model_type)
+    assumptions = [] if known else _assumptions(own, model_type)
+    depth, width, heads = _shape(cfg, own, model_type, source, notes)
+    kv_heads, latent, head_dim = _attention(cfg, model_type, width, heads, source, notes)
+    ffn, gating = _feed_forward(cfg, model_type, width, source, notes)
+    vocab = _optional(cfg, VOCAB_KEYS, source)
+    fields = dict(vocab=vocab, tied=_tied(cfg, model_type, notes), family=model_type or "config",
+                  encoder_only=_encoder_only(cfg, model_type))
+    why = next((f"the language model of model_type {t!r}, which is not one attention + feed-forward stack: "
+                f"{NOT_ONE_STACK_TYPES[t]}" for t in outer if t in NOT_ONE_STACK_TYPES), None)
+    hybrid = hybrid_layout(cfg, model_type, depth, width, source, heads * head_dim) if why is None else None
+    why = why or (None if hybrid else _not_countable(cfg, model_type))
+    moe, moe_why = _moe(cfg, model_type, depth, ffn, source, notes, assumptions) if why is None else ({}, None)
+    why = why or moe_why
+    fields.update(moe)
+    if hybrid is not None:
+        ffn, hybrid_why = hybrid.apply(fields, ffn, cfg, notes)
+        why = why or hybrid_why
+    fields.update(latent)
+    if latent:
+        kv_heads = heads
+        notes.append(f"latent attention (MLA): kv_lora_rank {fields['kv_lora_rank']}, q_lora_rank {fields['q_lora_rank']}")
+    _shared_layers(cfg, model_type, depth, width, cross_decoder, source, fields, notes)
+    why = _extra_layers(cfg, model_type, (depth, width, heads, kv_heads, head_dim, ffn), vocab, source, fields, notes, why)
+    decoder, why = _decoder(cfg, model_type, depth, source, fields, notes, why)
+    fields["position_params"] = _positions(cfg, model_type, (depth, width, heads), decoder, known, hybrid is not None,
+                                           vocab, fields, notes)
+    arch = blocks.Architecture(depth, width, heads, kv_heads, head_dim, ffn, gating is not None, **fields)
+    if why is not None:
+        notes.append(f"parameter counts unavailable: {why}")
+        arch = None
+    notes += [a for a in assumptions if a not in notes]
+    return _config_model(source, model_type, (depth, width, heads, kv_heads, head_dim, ffn), gating is not None, fields,
+                         arch, notes, assumptions)
+
+
+def _language_model(given: dict, source: str, notes: list[str], outer: list[str]) -> tuple[dict, dict, str | None, bool]:
+    """The language model's keys, with the family's defaults filled in: (keys, the file's own keys,
+    model_type, whether it is a decoder whose every layer also attends to an encoder it lacks)."""
+    cfg = _unwrap(given, notes, outer)
+    model_type = cfg.get("model_type") if isinstance(cfg.get("model_type"), str) else None
     own = cfg  # the file's own keys, before the family's defaults: the layer schedule it gives is checked
     if cfg is not given or any(_first(cfg, keys) is not None for keys in (DEPTH_KEYS, WIDTH_KEYS, HEADS_KEYS)):
         # a file that names no shape key at all is refused rather than read as the family's default model
@@ -235,7 +271,6 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
         cfg = {**cfg, "num_hidden_layers": cfg["decoder_layers"], "num_attention_heads": cfg.get("decoder_attention_heads"),
                "intermediate_size": cfg.get("decoder_ffn_dim"), "decoder_layers": None, "encoder_layers": None}
         notes.append("a decoder without an encoder stack (decoder_layers): every layer has self- and cross-attention")
-
     if model_type == "nemotron_h" and _first(cfg, DEPTH_KEYS) is None and nemotron_h_types(cfg):
         cfg = {**cfg, "num_hidden_layers": len(nemotron_h_types(cfg))}  # NemotronHConfig: the depth is the list's length
     if model_type == "mllama_vision_model" and _first(cfg, DEPTH_KEYS) is not None:  # MllamaVisionConfig: 8 by default
@@ -243,6 +278,11 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
         cfg = {**cfg, "num_hidden_layers": _whole(*_first(cfg, DEPTH_KEYS), source) + extra}
         notes.append(f"Mllama vision: {extra} global layers after the local ones, the same block "
                      "(MllamaVisionModel.global_transformer; its gates are scalars): depth counts both")
+    return cfg, own, model_type, cross_decoder
+
+
+def _shape(cfg: dict, own: dict, model_type: str | None, source: str, notes: list[str]) -> tuple[int, int, int]:
+    """Depth (layers applied), width and heads, checked as a shape and against the file's layer schedule."""
     roles = (("depth", DEPTH_KEYS), ("width", WIDTH_KEYS), ("heads", HEADS_KEYS))
     found = {role: _first(cfg, keys) for role, keys in roles}
     if found["heads"] is None and model_type in HYBRID_TYPES:  # Mamba: no attention heads at all
@@ -259,7 +299,12 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
                      f"so the depth is {depth} layers applied")
     make_shape(depth, width, heads, f"{depth}x{width}x{heads} (from {source})")  # H < d, depth range
     check_layer_schedule(own, depth, source, found["depth"][0])
+    return depth, width, heads
 
+
+def _attention(cfg: dict, model_type: str | None, width: int, heads: int, source: str,
+               notes: list[str]) -> tuple[int, dict, int]:
+    """Key/value heads, latent-attention fields (empty when none) and the head size."""
     kv_heads = _kv_heads(cfg, model_type, heads, source, notes)
     if kv_heads > heads or heads % kv_heads:
         raise InputError("config", source, f"{kv_heads} key/value heads (num_key_value_heads) do not divide "
@@ -275,7 +320,11 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
             notes.append(f"no head_dim: width // heads = {head_dim}, as transformers computes it")
     elif head_dim * heads != width:
         notes.append(f"head size {head_dim}: attention spans {heads}·{head_dim} = {heads * head_dim}, not the width {width}")
+    return kv_heads, latent, head_dim
 
+
+def _feed_forward(cfg: dict, model_type: str | None, width: int, source: str, notes: list[str]) -> tuple[int, str | None]:
+    """The feed-forward size and what makes it gated (None: plain)."""
     ffn_found = _first(cfg, FFN_KEYS)
     if ffn_found is not None:
         ffn = _whole(*ffn_found, source)
@@ -290,29 +339,22 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
     gating = _gating(cfg, model_type, source)
     if gating:
         notes.append(f"gated feed-forward ({gating}): 3·width·ffn parameters per layer")
+    return ffn, gating
 
-    vocab = _optional(cfg, VOCAB_KEYS, source)
+
+def _tied(cfg: dict, model_type: str | None, notes: list[str]) -> bool:
+    """Whether the output head is the input embedding (transformers' default: tied)."""
     tied = cfg.get("tie_word_embeddings")
     tied = True if tied is None else bool(tied)
     if not tied and (family_defaults(model_type) or {}).get("_tie_forced"):
         tied = True
         notes.append(f"tie_word_embeddings false, but transformers ties the output head of {model_type} always")
-    fields = dict(vocab=vocab, tied=tied, family=model_type or "config", encoder_only=_encoder_only(cfg, model_type))
-    why = next((f"the language model of model_type {t!r}, which is not one attention + feed-forward stack: "
-                f"{NOT_ONE_STACK_TYPES[t]}" for t in outer if t in NOT_ONE_STACK_TYPES), None)
-    hybrid = hybrid_layout(cfg, model_type, depth, width, source, heads * head_dim) if why is None else None
-    why = why or (None if hybrid else _not_countable(cfg, model_type))
-    moe, moe_why = _moe(cfg, model_type, depth, ffn, source, notes, assumptions) if why is None else ({}, None)
-    why = why or moe_why
-    fields.update(moe)
-    if hybrid is not None:
-        ffn, hybrid_why = hybrid.apply(fields, ffn, cfg, notes)
-        why = why or hybrid_why
-    fields.update(latent)
-    if latent:
-        kv_heads = heads
-        notes.append(f"latent attention (MLA): kv_lora_rank {fields['kv_lora_rank']}, q_lora_rank {fields['q_lora_rank']}")
+    return tied
 
+
+def _shared_layers(cfg: dict, model_type: str | None, depth: int, width: int, cross_decoder: bool, source: str,
+                   fields: dict, notes: list[str]) -> None:
+    """Layers applied more than once (ALBERT, HRM), a factorized embedding and cross-attention, into ``fields``."""
     groups = _optional(cfg, ("num_hidden_groups",), source)
     if groups is not None and model_type == "albert" or groups is not None and cfg.get("inner_group_num") is not None:
         distinct = groups * (_optional(cfg, ("inner_group_num",), source) or 1)  # AlbertLayerGroup: inner layers each
@@ -331,6 +373,13 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
         fields["cross_attention_layers"] = depth
     elif model_type in CROSS_ATTENTION_BLOCKS:  # a decoder or DETR stack built alone: cross-attention in its layers
         fields["cross_attention_layers"] = cross_attention_blocks(cfg, model_type, depth, notes)
+
+
+def _extra_layers(cfg: dict, model_type: str | None, block: tuple[int, ...], vocab: int | None, source: str,
+                  fields: dict, notes: list[str], why: str | None) -> str | None:
+    """Weights beside attention and feed-forward (codebooks, DSA indexers, Gemma 4's per-layer inputs,
+    attention gates, XLNet's position projection), into ``fields``; returns why counts are unavailable."""
+    depth, width, heads, kv_heads, head_dim, ffn = block
     codebooks, said = codebook_tables(cfg, model_type, width, vocab, source)
     fields.update(codebooks)
     notes += said
@@ -354,7 +403,12 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
     if model_type == "xlnet":
         fields["position_projection"] = True
         notes.append("XLNet: the relative-position projection r (d x H·d_head) counted beside q, k, v, o")
+    return why
 
+
+def _decoder(cfg: dict, model_type: str | None, depth: int, source: str, fields: dict, notes: list[str],
+             why: str | None) -> tuple[int | None, str | None]:
+    """An encoder-decoder's decoder depth (None or 0: none), into ``fields``; and why counts are unavailable."""
     decoder = _optional(cfg, ("num_decoder_layers", "decoder_layers"), source, lowest=0)
     if decoder is None and (model_type in T5_MODEL_TYPES):
         decoder = depth
@@ -368,26 +422,33 @@ def inspect_config(cfg: dict, source: str) -> ConfigModel:
             why = why or "a mixture of experts in an encoder-decoder is not modelled"
         notes.append(f"encoder-decoder: depth is the {depth} encoder layers; params_nonembedding adds {decoder} decoder "
                      "layers (self- and cross-attention); params_12Ld2 is the encoder's only")
+    return decoder, why
+
+
+def _positions(cfg: dict, model_type: str | None, shape: tuple[int, int, int], decoder: int | None, known: bool,
+               hybrid: bool, vocab: int | None, fields: dict, notes: list[str]) -> int | None:
+    """Parameters of learned position tables (None: unknown, so no params_embedding)."""
+    depth, width, heads = shape
     positions = position_embeddings(cfg, model_type, width, heads, depth, decoder or 0, fields.get("embedding_width") or width)
     if positions is None and not known:
         positions = 0  # said in assumptions
-    if positions is None and hybrid is not None:
+    if positions is None and hybrid:
         positions = 0  # state-space layers and rotary attention: no learned position table
     if positions is None and vocab is not None:
         notes.append(f"params_embedding unavailable: the position tables of model_type {model_type!r} are not modelled")
     elif positions:
         notes.append(f"learned position tables: {positions:,} parameters, in params_embedding (not in params_nonembedding)")
-    fields["position_params"] = positions
+    return positions
 
-    arch = blocks.Architecture(depth, width, heads, kv_heads, head_dim, ffn, gating is not None, **fields)
-    if why is not None:
-        notes.append(f"parameter counts unavailable: {why}")
-        arch = None
-    notes += [a for a in assumptions if a not in notes]
+
+def _config_model(source: str, model_type: str | None, block: tuple[int, ...], gated: bool, fields: dict,
+                  arch: blocks.Architecture | None, notes: list[str], assumptions: list[str]) -> ConfigModel:
+    """The record, with the counts ``blocks`` gives for ``arch`` (None without one)."""
+    depth, width, heads, kv_heads, head_dim, ffn = block
     return ConfigModel(
         source=source, model_type=model_type, depth=depth, width=width, heads=heads, kv_heads=kv_heads,
-        head_dim=head_dim, ffn=ffn, gated=gating is not None,
-        experts=fields.get("experts"), top_k=fields.get("top_k"), vocab=vocab,
+        head_dim=head_dim, ffn=ffn, gated=gated,
+        experts=fields.get("experts"), top_k=fields.get("top_k"), vocab=fields["vocab"],
         params_nonembedding=None if arch is None else blocks.params_nonembedding(arch),
         params_active=None if arch is None else blocks.params_active(arch),
         params_embedding=None if arch is None else blocks.params_embedding(arch),

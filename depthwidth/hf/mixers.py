@@ -192,107 +192,146 @@ def hybrid_layout(cfg: dict, model_type: str | None, depth: int, width: int, sou
     """The Layout of a hybrid or recurrent family (module docstring); None for any other family."""
     if model_type not in HYBRID_TYPES:
         return None
-    if model_type in ("mamba", "falcon_mamba"):
-        inner = cfg.get("intermediate_size") or _inner(cfg, model_type, width, "expand", source)
-        one = mamba_params(width, _whole("intermediate_size", inner, source), _get(cfg, model_type, "state_size", source),
-                           _get(cfg, model_type, "conv_kernel", source), _rank(cfg, model_type, "time_step_rank", width, source))
-        return Layout(0, 0, 0, depth * one, f"{depth} Mamba layers (no attention, no feed-forward)")
-    if model_type == "rwkv":
-        inner = _whole("attention_hidden_size", cfg.get("attention_hidden_size") or width, source)
-        one = 4 * width * inner + 3 * width + width * width + 2 * width
-        return Layout(0, depth, 0, depth * one, f"{depth} RWKV layers: a time mix (counted with the other mixers) and a "
-                      "channel mix (its key and value as the feed-forward, its receptance with the other mixers)")
-    if model_type == "mamba2":
-        one = _mamba2(cfg, model_type, width, _inner(cfg, model_type, width, "expand", source), source, prefix="")
-        return Layout(0, 0, 0, depth * one, f"{depth} Mamba-2 layers (no attention, no feed-forward)")
-    if model_type in DELTANET_TYPES:
-        kinds = cfg.get("layer_types")
-        if not isinstance(kinds, list) or len(kinds) != depth:
-            interval = _get(cfg, model_type, "full_attention_interval", source)
-            kinds = ["linear_attention" if (i + 1) % interval else "full_attention" for i in range(depth)]
-        get = lambda key: _get(cfg, model_type, key, source)
-        one = deltanet_params(width, get("linear_num_key_heads") * get("linear_key_head_dim"),
-                              get("linear_num_value_heads") * get("linear_value_head_dim"), get("linear_num_value_heads"),
-                              get("linear_conv_kernel_dim"))
-        linear = sum(kind == "linear_attention" for kind in kinds)
-        return Layout(depth - linear, depth, None, linear * one,
-                      f"{depth - linear} attention and {linear} Gated DeltaNet layers")
-    if model_type == "minimax":
-        kinds = cfg.get("layer_types")
-        if not isinstance(kinds, list) or len(kinds) != depth:
-            kinds = ["full_attention" if (i + 1) % 2 else "linear_attention" for i in range(depth)]
-        linear = sum(kind == "linear_attention" for kind in kinds)
-        return Layout(depth - linear, depth, None, linear * 5 * width * attention_width,
-                      f"{depth - linear} softmax-attention and {linear} lightning-attention layers")
-    if model_type == "recurrent_gemma":
-        pattern = cfg.get("block_types") or ["recurrent", "recurrent", "attention"]
-        kinds = (list(pattern) * depth)[:depth]
-        recurrent = sum(kind == "recurrent" for kind in kinds)
-        heads = _whole("num_attention_heads", cfg.get("num_attention_heads"), source)
-        lru = _whole("lru_width", cfg.get("lru_width") or width, source)
-        one = 3 * width * lru + lru * _get(cfg, model_type, "conv1d_width", source) + 2 * heads * (lru // heads) ** 2
-        ffn = _whole("intermediate_size", cfg.get("intermediate_size"), source) // 2
-        return Layout(depth - recurrent, depth, 0, recurrent * one,
-                      f"{depth - recurrent} attention and {recurrent} recurrent (RG-LRU) layers", (("ffn", ffn),))
-    if model_type in ("kimi_linear", "bailing_hybrid"):
-        kinds = cfg.get("layer_types")
-        if not isinstance(kinds, list) or len(kinds) != depth:
-            raise InputError("config", source, f"kimi_linear needs layer_types listing its {depth} layers; {EXPECTED}")
-        linear = sum(kind == "linear_attention" for kind in kinds)
-        heads, head = _get(cfg, model_type, "linear_num_heads", source), _get(cfg, model_type, "linear_head_dim", source)
-        q = heads * head
-        gates = 2 * (width * head + head * q) + heads if model_type == "kimi_linear" else 2 * width * q
-        one = 4 * width * q + 3 * q * _get(cfg, model_type, "linear_conv_kernel_dim", source) + gates + width * heads
-        return Layout(depth - linear, depth, None, linear * one,
-                      f"{depth - linear} latent-attention and {linear} delta-attention layers")
-    if model_type in ("lfm2", "lfm3"):
-        kinds = cfg.get("layer_types")
-        if not isinstance(kinds, list) or len(kinds) != depth:
-            full = cfg.get("full_attn_idxs")
-            full = list(range(depth)) if full is None else full
-            kinds = ["full_attention" if i in full else "conv" for i in range(depth)]
-            if model_type == "lfm3":  # Lfm3Config.__post_init__: attention at i % 4 == 2 and (sliding) i % 4 == 0, i > 0
-                kinds = ["attention" if i % 4 == 2 or (i % 4 == 0 and i > 0) else "conv" for i in range(depth)]
-        convs = sum(kind == "conv" for kind in kinds)
-        one = 4 * width * width + width * _get(cfg, model_type, "conv_L_cache", source)
-        ffn = _whole("intermediate_size", cfg.get("intermediate_size") or cfg.get("block_ff_dim"), source)
-        if model_type == "lfm2" and cfg.get("block_auto_adjust_ff_dim", True):
-            ffn = int(2 * ffn / 3)
-            multiplier, multiple = cfg.get("block_ffn_dim_multiplier", 1.0), _get(cfg, model_type, "block_multiple_of", source)
-            if multiplier is not None:
-                ffn = multiple * -(-int(multiplier * ffn) // multiple)
-        return Layout(depth - convs, depth, 0, convs * one, f"{depth - convs} attention and {convs} short-convolution layers",
-                      (("ffn", ffn),))
-    if model_type == "nemotron_h":
-        kinds = nemotron_h_types(cfg) or []
-        if len(kinds) != depth or set(kinds) - set(NEMOTRON_H_PATTERN.values()):
-            raise InputError("config", source, f"layers_block_type does not list {depth} layers of linear_attention, "
-                             f"full_attention, mlp or moe; {EXPECTED}")
-        get = lambda key: _get(cfg, model_type, key, source)
-        heads = get("mamba_num_heads")
-        one = mamba2_params(width, heads * get("mamba_head_dim"), get("n_groups"), get("ssm_state_size"), heads,
-                            get("conv_kernel"))
-        n = {kind: kinds.count(kind) for kind in NEMOTRON_H_PATTERN.values()}
-        shared = cfg.get("moe_shared_expert_intermediate_size")
-        return Layout(n["full_attention"], n["mlp"] + n["moe"], n["moe"], n["linear_attention"] * one,
-                      f"{n['full_attention']} attention, {n['linear_attention']} Mamba-2, {n['mlp']} MLP and {n['moe']} "
-                      "expert layers, one mixer each", (("shared_expert_ffn", shared),) if isinstance(shared, int) else ())
-    if model_type == "jamba":
-        period, offset = _get(cfg, model_type, "attn_layer_period", source), _get(cfg, model_type, "attn_layer_offset", source, 0)
-        e_period = _get(cfg, model_type, "expert_layer_period", source)
-        e_offset = _get(cfg, model_type, "expert_layer_offset", source, 0)
-        attention = sum(i % period == offset for i in range(depth))
-        experts = _get(cfg, model_type, "num_experts", source)
-        moe = sum(i % e_period == e_offset for i in range(depth)) if experts > 1 else 0
-        one = mamba_params(width, _inner(cfg, model_type, width, "mamba_expand", source),
-                           _get(cfg, model_type, "mamba_d_state", source), _get(cfg, model_type, "mamba_d_conv", source),
-                           _rank(cfg, model_type, "mamba_dt_rank", width, source))
-        return Layout(attention, depth, moe, (depth - attention) * one,
-                      f"{attention} attention and {depth - attention} Mamba layers, {moe} with experts")
-    if model_type == "falcon_h1":
-        inner = cfg.get("mamba_d_ssm") or _inner(cfg, model_type, width, "mamba_expand", source)
-        one = _mamba2(cfg, model_type, width, _whole("mamba_d_ssm", inner, source), source)
-        return Layout(depth, depth, 0, depth * one, f"{depth} layers of attention and Mamba-2 side by side")
+    family = next((layout for types, layout in _FAMILIES if model_type in types), _mamba2_hybrid)
+    return family(cfg, model_type, depth, width, source, attention_width)
+
+
+def _mamba(cfg: dict, model_type: str, depth: int, width: int, source: str, attention_width: int) -> Layout:
+    """Mamba and FalconMamba: every layer one Mamba mixer."""
+    inner = cfg.get("intermediate_size") or _inner(cfg, model_type, width, "expand", source)
+    one = mamba_params(width, _whole("intermediate_size", inner, source), _get(cfg, model_type, "state_size", source),
+                       _get(cfg, model_type, "conv_kernel", source), _rank(cfg, model_type, "time_step_rank", width, source))
+    return Layout(0, 0, 0, depth * one, f"{depth} Mamba layers (no attention, no feed-forward)")
+
+
+def _rwkv(cfg: dict, model_type: str, depth: int, width: int, source: str, attention_width: int) -> Layout:
+    """RWKV: a time mix and a channel mix per layer."""
+    inner = _whole("attention_hidden_size", cfg.get("attention_hidden_size") or width, source)
+    one = 4 * width * inner + 3 * width + width * width + 2 * width
+    return Layout(0, depth, 0, depth * one, f"{depth} RWKV layers: a time mix (counted with the other mixers) and a "
+                  "channel mix (its key and value as the feed-forward, its receptance with the other mixers)")
+
+
+def _mamba2_stack(cfg: dict, model_type: str, depth: int, width: int, source: str, attention_width: int) -> Layout:
+    """Mamba-2: every layer one Mamba-2 mixer."""
+    one = _mamba2(cfg, model_type, width, _inner(cfg, model_type, width, "expand", source), source, prefix="")
+    return Layout(0, 0, 0, depth * one, f"{depth} Mamba-2 layers (no attention, no feed-forward)")
+
+
+def _deltanet(cfg: dict, model_type: str, depth: int, width: int, source: str, attention_width: int) -> Layout:
+    """Qwen3-Next and its kin: Gated DeltaNet layers, full attention every ``full_attention_interval``."""
+    kinds = cfg.get("layer_types")
+    if not isinstance(kinds, list) or len(kinds) != depth:
+        interval = _get(cfg, model_type, "full_attention_interval", source)
+        kinds = ["linear_attention" if (i + 1) % interval else "full_attention" for i in range(depth)]
+    get = lambda key: _get(cfg, model_type, key, source)
+    one = deltanet_params(width, get("linear_num_key_heads") * get("linear_key_head_dim"),
+                          get("linear_num_value_heads") * get("linear_value_head_dim"), get("linear_num_value_heads"),
+                          get("linear_conv_kernel_dim"))
+    linear = sum(kind == "linear_attention" for kind in kinds)
+    return Layout(depth - linear, depth, None, linear * one,
+                  f"{depth - linear} attention and {linear} Gated DeltaNet layers")
+
+
+def _minimax(cfg: dict, model_type: str, depth: int, width: int, source: str, attention_width: int) -> Layout:
+    """MiniMax: lightning (linear) attention layers between softmax-attention ones."""
+    kinds = cfg.get("layer_types")
+    if not isinstance(kinds, list) or len(kinds) != depth:
+        kinds = ["full_attention" if (i + 1) % 2 else "linear_attention" for i in range(depth)]
+    linear = sum(kind == "linear_attention" for kind in kinds)
+    return Layout(depth - linear, depth, None, linear * 5 * width * attention_width,
+                  f"{depth - linear} softmax-attention and {linear} lightning-attention layers")
+
+
+def _recurrent_gemma(cfg: dict, model_type: str, depth: int, width: int, source: str, attention_width: int) -> Layout:
+    """RecurrentGemma: RG-LRU recurrent blocks in a repeating pattern with attention."""
+    pattern = cfg.get("block_types") or ["recurrent", "recurrent", "attention"]
+    kinds = (list(pattern) * depth)[:depth]
+    recurrent = sum(kind == "recurrent" for kind in kinds)
+    heads = _whole("num_attention_heads", cfg.get("num_attention_heads"), source)
+    lru = _whole("lru_width", cfg.get("lru_width") or width, source)
+    one = 3 * width * lru + lru * _get(cfg, model_type, "conv1d_width", source) + 2 * heads * (lru // heads) ** 2
+    ffn = _whole("intermediate_size", cfg.get("intermediate_size"), source) // 2
+    return Layout(depth - recurrent, depth, 0, recurrent * one,
+                  f"{depth - recurrent} attention and {recurrent} recurrent (RG-LRU) layers", (("ffn", ffn),))
+
+
+def _delta_attention(cfg: dict, model_type: str, depth: int, width: int, source: str, attention_width: int) -> Layout:
+    """Kimi Linear and Bailing hybrid: delta-attention layers beside latent attention."""
+    kinds = cfg.get("layer_types")
+    if not isinstance(kinds, list) or len(kinds) != depth:
+        raise InputError("config", source, f"kimi_linear needs layer_types listing its {depth} layers; {EXPECTED}")
+    linear = sum(kind == "linear_attention" for kind in kinds)
+    heads, head = _get(cfg, model_type, "linear_num_heads", source), _get(cfg, model_type, "linear_head_dim", source)
+    q = heads * head
+    gates = 2 * (width * head + head * q) + heads if model_type == "kimi_linear" else 2 * width * q
+    one = 4 * width * q + 3 * q * _get(cfg, model_type, "linear_conv_kernel_dim", source) + gates + width * heads
+    return Layout(depth - linear, depth, None, linear * one,
+                  f"{depth - linear} latent-attention and {linear} delta-attention layers")
+
+
+def _lfm(cfg: dict, model_type: str, depth: int, width: int, source: str, attention_width: int) -> Layout:
+    """LFM2/LFM3: short-convolution layers beside attention."""
+    kinds = cfg.get("layer_types")
+    if not isinstance(kinds, list) or len(kinds) != depth:
+        full = cfg.get("full_attn_idxs")
+        full = list(range(depth)) if full is None else full
+        kinds = ["full_attention" if i in full else "conv" for i in range(depth)]
+        if model_type == "lfm3":  # Lfm3Config.__post_init__: attention at i % 4 == 2 and (sliding) i % 4 == 0, i > 0
+            kinds = ["attention" if i % 4 == 2 or (i % 4 == 0 and i > 0) else "conv" for i in range(depth)]
+    convs = sum(kind == "conv" for kind in kinds)
+    one = 4 * width * width + width * _get(cfg, model_type, "conv_L_cache", source)
+    ffn = _whole("intermediate_size", cfg.get("intermediate_size") or cfg.get("block_ff_dim"), source)
+    if model_type == "lfm2" and cfg.get("block_auto_adjust_ff_dim", True):
+        ffn = int(2 * ffn / 3)
+        multiplier, multiple = cfg.get("block_ffn_dim_multiplier", 1.0), _get(cfg, model_type, "block_multiple_of", source)
+        if multiplier is not None:
+            ffn = multiple * -(-int(multiplier * ffn) // multiple)
+    return Layout(depth - convs, depth, 0, convs * one, f"{depth - convs} attention and {convs} short-convolution layers",
+                  (("ffn", ffn),))
+
+
+def _nemotron_h(cfg: dict, model_type: str, depth: int, width: int, source: str, attention_width: int) -> Layout:
+    """Nemotron-H: one mixer per layer, attention, Mamba-2, MLP or experts."""
+    kinds = nemotron_h_types(cfg) or []
+    if len(kinds) != depth or set(kinds) - set(NEMOTRON_H_PATTERN.values()):
+        raise InputError("config", source, f"layers_block_type does not list {depth} layers of linear_attention, "
+                         f"full_attention, mlp or moe; {EXPECTED}")
+    get = lambda key: _get(cfg, model_type, key, source)
+    heads = get("mamba_num_heads")
+    one = mamba2_params(width, heads * get("mamba_head_dim"), get("n_groups"), get("ssm_state_size"), heads,
+                        get("conv_kernel"))
+    n = {kind: kinds.count(kind) for kind in NEMOTRON_H_PATTERN.values()}
+    shared = cfg.get("moe_shared_expert_intermediate_size")
+    return Layout(n["full_attention"], n["mlp"] + n["moe"], n["moe"], n["linear_attention"] * one,
+                  f"{n['full_attention']} attention, {n['linear_attention']} Mamba-2, {n['mlp']} MLP and {n['moe']} "
+                  "expert layers, one mixer each", (("shared_expert_ffn", shared),) if isinstance(shared, int) else ())
+
+
+def _jamba(cfg: dict, model_type: str, depth: int, width: int, source: str, attention_width: int) -> Layout:
+    """Jamba: attention every ``attn_layer_period`` layers, else Mamba; experts every ``expert_layer_period``."""
+    period, offset = _get(cfg, model_type, "attn_layer_period", source), _get(cfg, model_type, "attn_layer_offset", source, 0)
+    e_period = _get(cfg, model_type, "expert_layer_period", source)
+    e_offset = _get(cfg, model_type, "expert_layer_offset", source, 0)
+    attention = sum(i % period == offset for i in range(depth))
+    experts = _get(cfg, model_type, "num_experts", source)
+    moe = sum(i % e_period == e_offset for i in range(depth)) if experts > 1 else 0
+    one = mamba_params(width, _inner(cfg, model_type, width, "mamba_expand", source),
+                       _get(cfg, model_type, "mamba_d_state", source), _get(cfg, model_type, "mamba_d_conv", source),
+                       _rank(cfg, model_type, "mamba_dt_rank", width, source))
+    return Layout(attention, depth, moe, (depth - attention) * one,
+                  f"{attention} attention and {depth - attention} Mamba layers, {moe} with experts")
+
+
+def _falcon_h1(cfg: dict, model_type: str, depth: int, width: int, source: str, attention_width: int) -> Layout:
+    """Falcon-H1: attention and a Mamba-2 mixer side by side in every layer."""
+    inner = cfg.get("mamba_d_ssm") or _inner(cfg, model_type, width, "mamba_expand", source)
+    one = _mamba2(cfg, model_type, width, _whole("mamba_d_ssm", inner, source), source)
+    return Layout(depth, depth, 0, depth * one, f"{depth} layers of attention and Mamba-2 side by side")
+
+
+def _mamba2_hybrid(cfg: dict, model_type: str, depth: int, width: int, source: str, attention_width: int) -> Layout:
+    """Bamba (attention in ``attn_layer_indices``) and GraniteMoeHybrid (``layer_types``): Mamba-2 elsewhere."""
     inner = _inner(cfg, model_type, width, "mamba_expand", source)
     one = _mamba2(cfg, model_type, width, inner, source)
     if model_type == "bamba":
@@ -300,7 +339,6 @@ def hybrid_layout(cfg: dict, model_type: str | None, depth: int, width: int, sou
         attention = sum(i in indices for i in range(depth))
         return Layout(attention, depth, 0, (depth - attention) * one,
                       f"{attention} attention and {depth - attention} Mamba-2 layers")
-    # granitemoehybrid
     kinds = cfg.get("layer_types") or cfg.get("layers_block_type") or ["linear_attention"] * depth
     if not isinstance(kinds, list) or len(kinds) != depth:
         raise InputError("config", source, f"layer_types lists {len(kinds) if isinstance(kinds, list) else 'no'} layers, "
@@ -309,3 +347,19 @@ def hybrid_layout(cfg: dict, model_type: str | None, depth: int, width: int, sou
     experts = cfg.get("num_local_experts") or 0
     return Layout(depth - mixers, depth, depth if experts else 0, mixers * one,
                   f"{depth - mixers} attention and {mixers} Mamba-2 layers")
+
+
+# which families each layout function reads, in the order they are tried (the last one: bamba, granitemoehybrid)
+_FAMILIES = (
+    (("mamba", "falcon_mamba"), _mamba),
+    (("rwkv",), _rwkv),
+    (("mamba2",), _mamba2_stack),
+    (DELTANET_TYPES, _deltanet),
+    (("minimax",), _minimax),
+    (("recurrent_gemma",), _recurrent_gemma),
+    (("kimi_linear", "bailing_hybrid"), _delta_attention),
+    (("lfm2", "lfm3"), _lfm),
+    (("nemotron_h",), _nemotron_h),
+    (("jamba",), _jamba),
+    (("falcon_h1",), _falcon_h1),
+)

@@ -37,11 +37,10 @@ from ..arch.blocks import DEFAULT_CONTEXT, Architecture, params_active, params_e
 from ..arch.record import COUNT_FIELDS, COUNT_TYPES, LAYOUT_FIELDS, repeats
 from ..core.errors import InputError
 # the formats and the blocks they write have modules of their own; their names stay importable from here
-from .export_blocks import (check_tp, export_architecture, learned_positions, learns_positions,  # noqa: F401
-                            model_architecture, plan_architecture, with_vocab)
-from .export_formats import (BLOCK_OPTIONS, CONFIG_CLASSES, CONFIG_NAME, FAMILY_DEFAULTS, FORMATS, GATED_FORMATS,  # noqa: F401
-                             MANIFEST_NAME, MAX_CONTEXT, MHA_ONLY, MODEL_FIELDS, MOE_FORMATS, OWN_HEAD_DIM, TARGETS, Target,
-                             target)
+from .export_blocks import (check_tp, learned_positions, learns_positions,
+                            with_vocab)
+from .export_formats import (CONFIG_CLASSES, FAMILY_DEFAULTS, GATED_FORMATS,
+                             MANIFEST_NAME, MAX_CONTEXT, MHA_ONLY, MODEL_FIELDS, MOE_FORMATS, OWN_HEAD_DIM, TARGETS, target)
 from ..core.frozen import frozen
 
 

@@ -46,9 +46,8 @@ from ..core.errors import InputError
 from .results import Run
 from ..advice.rules.file import (RULE_FORMAT, AttentionLayout, FitRange, FittedOn, FittedRule, GroupOptimum, LevineLaw, PowerLaw,
     Source)
-from .sizes import SizeOptimum, budget_of, held_layout  # noqa: F401 - SizeOptimum: fit's JSON record
-from .group_fit import (CONFIDENCE, MIN_DEPTHS, GroupFit, _geometric_mean, _size_label, fit_group,  # noqa: F401
-                        fit_or_best, measured_best, small_sample_factor)
+from .sizes import SizeOptimum, budget_of, held_layout
+from .group_fit import (CONFIDENCE, GroupFit, _geometric_mean, _size_label, fit_or_best)
 from ..core.frozen import frozen
 
 GROUP_TOLERANCE = 0.10  # sizes within ±10% of a group's middle: max/min <= 1.1/0.9

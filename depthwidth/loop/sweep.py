@@ -8,7 +8,7 @@ A sweep compares depths, so everything else is held fixed across its rows:
 - the attention layout: a fixed number of key/value heads (``kv_heads``) or a fixed ratio
   heads / kv_heads (``kv_ratio``; default the preset's own ratio, ``held_layout.PRESET_KV_RATIO``), so depth is
   not confounded with attention sharing;
-- the budget: each row spends it within ``planner.BUDGET_TOLERANCE``; a row that cannot (an explicitly
+- the budget: each row spends it within ``snapping.BUDGET_TOLERANCE``; a row that cannot (an explicitly
   requested depth) is kept, flagged (``within_tolerance`` false, ``budget_deviation``, ``note``);
 - requested depths are kept exactly: each gets its best valid width (nearest the budget), or a
   line in ``SweepRows.skipped`` saying why it has none. No two rows of one budget share a depth;
@@ -26,13 +26,14 @@ from dataclasses import dataclass, field
 
 from ..core.errors import InputError
 from ..arch.hardware import Constraints, tp_sizes
-from ..advice.planner import MAX_PLAN_WIDTH, PlanOptions
+from ..advice.planner import PlanOptions
+from ..advice.threshold import MAX_PLAN_WIDTH
 from ..arch.snapping import BUDGET_TOLERANCE, FAR_FROM_BUDGET, Snapped, valid_arch
 from ..arch.held_layout import layout_quadratic, layout_spending, layout_text, width_unit
-from ..arch.spending import LayoutSpending, Quadratic, block_min_depth  # noqa: F401
+from ..arch.spending import LayoutSpending, Quadratic, block_min_depth
 from ..theory.separation import min_depth
 from ..theory.shapes import MAX_DEPTH
-from .sweep_record import SweepRow, SweepRows  # noqa: F401 (the records, importable from here)
+from .sweep_record import SweepRow, SweepRows
 
 MAX_SWEEP_ROWS = 1000
 WIDENED_MARGIN = 2.5  # a default sweep may reach at most 2.5 times the top of the plan's depth band
@@ -200,7 +201,7 @@ def _sweep_layout(budget: int, options: PlanOptions, spending: LayoutSpending, d
     lowest = min_depth(budget) if spending.paper_block else block_min_depth(budget, model)
     if model.width(budget, lowest) > MAX_PLAN_WIDTH:
         raise InputError("budget", f"{budget:.3g}", "too large to sweep: its minimal-depth width would pass 10^15 "
-                                                     "(the largest accepted width)")
+                                                     "(the largest accepted width)", number=budget)
     skipped: list[str] = []
     if depths is not None:
         chosen = []
@@ -246,7 +247,7 @@ def _sweep_layout(budget: int, options: PlanOptions, spending: LayoutSpending, d
                        f"between depth {start} and {stop} (the minimal depth is {lowest}, the plan's band [{lo}, {hi}], "
                        f"at most {WIDENED_MARGIN:g} times its top) with {layout_text(spending)}; {steps}")
     if not chosen:
-        from ..advice.planner import no_valid_shape
+        from ..arch.snapping import no_valid_shape
 
         raise no_valid_shape(spending, constraints, lowest, model.width(budget, lowest))
     return chosen, skipped, spending, (lo, hi)

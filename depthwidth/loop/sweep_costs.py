@@ -13,7 +13,7 @@ from ..cost.fields import RUN_FIELDS
 from ..cost.perf.modeled import MODEL_FIELDS
 
 COST_FIELDS = RUN_FIELDS + MODEL_FIELDS + ("calibrated_on",)  # the calibration profile's line, with --profile
-from .sweep import SweepRow, SweepRows
+from .sweep_record import SweepRow, SweepRows
 from ..core.frozen import frozen_class
 
 

@@ -19,9 +19,6 @@ PLOT_INSTALL_HINT = 'matplotlib is not installed; install it with: pip install "
 DPI = 150  # PNG resolution
 FORMATS = (".png", ".svg")
 
-DEFAULT_BUDGETS = (1e8, 1e9, 1e10, 1e11, 1e12)
-# A readable handful of published architectures (catalogue names), spanning 85M to 540B.
-DEFAULT_MODELS = ("bert-base", "gpt2-xl", "gpt3-175b", "llama-7b", "llama-65b", "palm-540b")
 
 PHASE_FIGSIZE = (11.0, 7.5)
 BOUNDS_FIGSIZE = (10.0, 6.5)
@@ -130,40 +127,6 @@ def short_count(value: float) -> str:
     return f"{value:.3g}"
 
 
-def _resolve_model(model):
-    """A catalogue name goes through catalog.lookup; an object with depth and width is used as is."""
-    if isinstance(model, str):
-        from ..arch.catalog import lookup  # only figures that show models pay for the catalogue
-
-        return lookup(model)
-    if not all(hasattr(model, attr) for attr in ("depth", "width")):
-        raise InputError("model", model, "expected a catalogue model name such as gpt3-175b")
-    return model
-
-
-def _resolve_shape(shape):
-    """A Shape, or text resolved by catalog.resolve_shape ("12x768", "12x768x12", or a model name)."""
-    from ..arch.catalog import resolve_shape
-    from ..theory.shapes import Shape
-
-    return shape if isinstance(shape, Shape) else resolve_shape(shape)
-
-
-def _check_budgets(budgets) -> list[float]:
-    """Positive finite budgets, duplicates dropped, in the order given."""
-    checked: list[float] = []
-    for budget in budgets:
-        try:
-            value = float(budget)
-        except (TypeError, ValueError):
-            value = math.nan
-        if not (math.isfinite(value) and value >= 100):
-            raise InputError("budget", budget, "expected a finite parameter count of at least 100")
-        if value not in checked:
-            checked.append(value)
-    return checked
-
-
 def _log_span(values, low, high, margin=1.25):
     """(low, high) widened so every positive value fits with a multiplicative margin."""
     values = [v for v in values if v > 0 and math.isfinite(v)]
@@ -179,30 +142,17 @@ def _count_formatter(value, _position=None):
     return f"{value:g}"
 
 
-def phase_figure(budgets=DEFAULT_BUDGETS, models=DEFAULT_MODELS, shapes=(), rules=False):
-    """The depth-width plane: the regimes either side of L = log3 d, iso-budget curves 12·L·d² = N
-    with their minimal-depth and empirical-optimum points, published models, and given shapes;
-    with ``rules``, each rule's curve from rules.py (gid ``rule:NAME``)."""
+def phase_figure(data, rules=False):
+    """The depth-width plane of ``data`` (``advice.phase.phase_data``): the regimes either side of
+    L = log3 d, iso-budget curves 12·L·d² = N with their minimal-depth and empirical-optimum points
+    and evidence bands, published models, and given shapes; with ``rules``, each rule's curve from
+    rules.py (gid ``rule:NAME``)."""
     require_matplotlib()
     import numpy as np
-    from matplotlib.patches import Patch
-    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
-    from ..advice.evidence import depth_band
-    from ..advice.rules.builtin import empirical_optimum
-    from ..theory.separation import min_depth, min_depth_exact, width_for
-    from ..advice.rules.builtin import get_rule
-    from ..theory.separation import threshold_depth
-
-    budgets = _check_budgets(budgets)
-    resolved_models = [_resolve_model(m) for m in models]
-    resolved_shapes = [_resolve_shape(s) for s in shapes]
-    minimal = {N: (width_for(N, min_depth_exact(N)), min_depth_exact(N)) for N in budgets}
-    empirical = {N: empirical_optimum(N)[::-1] for N in budgets}  # (width, depth)
-    bands = {N: depth_band(N, min_depth(N)).depth_band for N in budgets}  # the paper's block, 12·L·d² = N
-    points = [*minimal.values(), *empirical.values(), *((math.sqrt(N / (12 * L)), L) for N in budgets for L in bands[N]),
-              *((m.width, m.depth) for m in resolved_models), *((s.width, s.depth) for s in resolved_shapes)]
-
+    points = [*data.minimal.values(), *data.empirical.values(),
+              *((math.sqrt(N / (12 * L)), L) for N in data.budgets for L in data.bands[N]),
+              *((m.width, m.depth) for m in data.models), *((s.width, s.depth) for s in data.shapes)]
     x_low, x_high = _log_span([w for w, _ in points], 10**1.5, 10**5.5, margin=1.6)
     y_low, y_high = _log_span([L for _, L in points], 1.0, 150.0, margin=1.3)
     y_low = max(y_low, 0.5)
@@ -213,9 +163,21 @@ def phase_figure(budgets=DEFAULT_BUDGETS, models=DEFAULT_MODELS, shapes=(), rule
     ax.set_yscale("log")
     ax.set_xlim(x_low, x_high)
     ax.set_ylim(y_low, y_high)
-
-    # The two regimes and the threshold between them (Theorems 1 and 2).
     x = np.geomspace(x_low, x_high, 600)
+    _draw_regions(ax, np, x, y_low, y_high)
+    _draw_budgets(ax, np, data, y_low, y_high)
+    if rules:
+        _draw_rules(ax, np, x)
+    labels = _draw_models(ax, np, data) + _draw_shapes(ax, data)
+    _phase_axes(ax, y_low, y_high)
+    place_labels(fig, ax, labels)
+    return fig
+
+
+def _draw_regions(ax, np, x, y_low, y_high):
+    """The two regimes and the threshold between them (Theorems 1 and 2)."""
+    from ..theory.separation import threshold_depth
+
     threshold = threshold_depth(x, xp=np)
     edge = np.clip(threshold, y_low, y_high)
     ax.fill_between(x, y_low, edge, color=EFFICIENT_FILL, linewidth=0, zorder=0, gid="region:efficient")
@@ -228,9 +190,12 @@ def phase_figure(budgets=DEFAULT_BUDGETS, models=DEFAULT_MODELS, shapes=(), rule
     ax.text(0.015, 0.975, "depth-inefficient:\nL > log3 d (Theorem 2)", ha="left", va="top", color="#a35a2a",
             bbox=dict(boxstyle="round,pad=0.3", facecolor=INEFFICIENT_FILL, edgecolor="none", alpha=0.9), **region_text)
 
-    # Iso-budget curves N = 12·L·d², with the minimal depth (on the threshold) and the empirical optimum.
+
+def _draw_budgets(ax, np, data, y_low, y_high):
+    """Iso-budget curves N = 12·L·d², with the minimal depth (on the threshold), the evidence band
+    and the empirical optimum."""
     depths = np.geomspace(y_low, y_high, 200)
-    for index, N in enumerate(budgets):
+    for index, N in enumerate(data.budgets):
         label = short_count(N)
         ax.plot(np.sqrt(N / (12 * depths)), depths, color=BUDGET_COLOUR, linewidth=1.1, alpha=0.8, zorder=2,
                 gid=f"budget:{N:g}", label="iso-budget 12·L·d² = N" if index == 0 else "_nolegend_")
@@ -238,29 +203,28 @@ def phase_figure(budgets=DEFAULT_BUDGETS, models=DEFAULT_MODELS, shapes=(), rule
         ax.annotate(f"N = {label}", (math.sqrt(N / (12 * label_depth)), label_depth), xytext=(-4, 0),
                     textcoords="offset points", fontsize=8.5, color=BUDGET_COLOUR, ha="right", va="center",
                     annotation_clip=True, zorder=4)
-        w, L = minimal[N]
+        w, L = data.minimal[N]
         ax.plot([w], [L], linestyle="none", marker="o", markersize=7, color=MIN_DEPTH_COLOUR,
                 markeredgecolor="white", zorder=6, gid=f"min-depth:{N:g}",
                 label="minimal depth L* (threshold rule)" if index == 0 else "_nolegend_")
-        lo, hi = bands[N]  # the consensus band (evidence.py): a thick stretch of the iso-budget curve
+        lo, hi = data.bands[N]  # the consensus band (evidence.py): a thick stretch of the iso-budget curve
         along = np.linspace(lo, hi, 24)
         ax.plot(np.sqrt(N / (12 * along)), along, color=BAND_COLOUR, linewidth=6, alpha=0.45, solid_capstyle="butt",
                 zorder=4, gid=f"band:{N:g}", label="evidence band [lo, hi] (consensus)" if index == 0 else "_nolegend_")
-        w, L = empirical[N]
+        w, L = data.empirical[N]
         ax.plot([w], [L], linestyle="none", marker="D", markersize=7, color=EMPIRICAL_COLOUR,
                 markeredgecolor="white", zorder=6, gid=f"empirical:{N:g}",
                 label="empirical optimum (fit, not theory)" if index == 0 else "_nolegend_")
 
-    if rules:
-        _draw_rules(ax, np, x)
 
-    labels = []  # (text, width, depth, colour), placed last so they can dodge everything else
-    for index, model in enumerate(resolved_models):
+def _draw_models(ax, np, data):
+    """Published models, each joined along its iso-budget curve to the empirical optimum at its own
+    size 12·L·d² (above it the model is deeper than the fit suggests, GPT-3 175B; below, shallower);
+    returns their labels as (text, width, depth, colour)."""
+    labels = []
+    for index, (model, (own_depth, own_width)) in enumerate(zip(data.models, data.model_optima)):
         name = getattr(model, "name", f"{model.depth}x{model.width}")
-        # The empirical optimum at the model's own size 12·L·d², joined to the model along its iso-budget
-        # curve: above it the model is deeper than the fit suggests (GPT-3 175B), below it shallower.
         own_budget = 12 * model.depth * model.width**2
-        own_depth, own_width = empirical_optimum(own_budget)
         along = np.geomspace(model.depth, own_depth, 20)
         ax.plot(np.sqrt(own_budget / (12 * along)), along, color=EMPIRICAL_COLOUR, linewidth=1.3, linestyle=":",
                 zorder=5, gid=f"model-optimum-path:{name}")
@@ -272,11 +236,26 @@ def phase_figure(budgets=DEFAULT_BUDGETS, models=DEFAULT_MODELS, shapes=(), rule
                 label="published model" if index == 0 else "_nolegend_")
         labels.append((f"{getattr(model, 'display_name', name)}: L={model.depth}, fit {own_depth:.0f}",
                        model.width, model.depth, MODEL_COLOUR))
-    for index, shape in enumerate(resolved_shapes):
+    return labels
+
+
+def _draw_shapes(ax, data):
+    """The given shapes as stars; returns their labels as (text, width, depth, colour)."""
+    labels = []
+    for index, shape in enumerate(data.shapes):
         ax.plot([shape.width], [shape.depth], linestyle="none", marker="*", markersize=13, color=SHAPE_COLOUR,
                 markeredgecolor="white", zorder=8, gid=f"shape:{shape}",
                 label="given shape" if index == 0 else "_nolegend_")
         labels.append((f"{shape.depth}x{shape.width}", shape.width, shape.depth, SHAPE_COLOUR))
+    return labels
+
+
+def _phase_axes(ax, y_low, y_high):
+    """Axis labels, title, ticks, grid and the legend of the phase diagram."""
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+
+    from ..advice.rules.builtin import get_rule
 
     ax.set_xlabel("width d (representation dimension)")
     ax.set_ylabel("depth L (layers)")
@@ -295,8 +274,6 @@ def phase_figure(budgets=DEFAULT_BUDGETS, models=DEFAULT_MODELS, shapes=(), rule
                   Patch(facecolor=INEFFICIENT_FILL, label="depth-inefficient: L > log3 d (Theorem 2)"),
                   *ax.get_legend_handles_labels()[0],
               ])
-    place_labels(fig, ax, labels)
-    return fig
 
 
 RULE_COLOURS = ("#8e44ad", "#16a085", "#b9770e", "#2e86c1", "#7f8c8d", "#cb4335", "#1e8449")
@@ -305,7 +282,8 @@ RULE_COLOURS = ("#8e44ad", "#16a085", "#b9770e", "#2e86c1", "#7f8c8d", "#cb4335"
 def _draw_rules(ax, np, widths):
     """Each rule of rules.py: a recommending rule's optimum across budgets (12·L·d² block), a guard's
     maximum depth for each width. The theory row is the threshold curve, drawn already."""
-    from ..advice.rules.builtin import GUARD, REGISTRY, THEORY
+    from ..advice.rules.builtin import REGISTRY
+    from ..advice.rules.record import GUARD, THEORY
 
     sizes = np.geomspace(1e4, 1e16, 121)
     for index, rule in enumerate(r for r in REGISTRY.values() if r.kind != THEORY):

@@ -32,11 +32,23 @@ def bounds_figure(widths, heads=None, max_depth=None, reading="consistent"):
     ``reading``: Theorem 2's c2 reading (theory.C2_READINGS), named in the title."""
     matplotlib = require_matplotlib()
     import numpy as np
-    from matplotlib.lines import Line2D
-    from matplotlib.ticker import MaxNLocator
 
+    widths, head_counts, max_depth = _bounds_input(widths, heads, max_depth)
+    colours = matplotlib.colormaps["tab10"].colors
+    fig = _new_figure(BOUNDS_FIGSIZE)
+    ax = fig.add_subplot()
+    ax.set_yscale("log")
+    depth = np.arange(1, max_depth + 1)
+    for index, (d, h) in enumerate(zip(widths, head_counts)):
+        _draw_width(ax, np, depth, d, h, colours[index % len(colours)], reading)
+    _bounds_axes(ax, max_depth, reading)
+    return fig
+
+
+def _bounds_input(widths, heads, max_depth) -> tuple[list[int], list[int], int]:
+    """Checked widths, one head count per width, and the largest depth (default about 2.5·log3 d + 4)."""
+    from ..theory.separation import threshold_depth
     from ..theory.shapes import make_shape
-    from ..theory.separation import bounds_grid, threshold_depth
 
     widths = [whole(d, "width") for d in widths]
     if not widths:
@@ -48,32 +60,36 @@ def bounds_figure(widths, heads=None, max_depth=None, reading="consistent"):
         max_depth = max(12, *(math.ceil(2.5 * threshold_depth(d) + 4) for d in widths))
     if isinstance(max_depth, bool) or not isinstance(max_depth, numbers.Integral) or not 1 <= max_depth <= 10_000:
         raise InputError("max depth", max_depth, "expected a whole number of layers from 1 to 10000")
-    max_depth = int(max_depth)
+    return widths, head_counts, int(max_depth)
 
-    colours = matplotlib.colormaps["tab10"].colors
-    fig = _new_figure(BOUNDS_FIGSIZE)
-    ax = fig.add_subplot()
-    ax.set_yscale("log")
-    depth = np.arange(1, max_depth + 1)
-    for index, (d, h) in enumerate(zip(widths, head_counts)):
-        colour = colours[index % len(colours)]
-        grid = bounds_grid(depth, d, h, reading)
-        upper = grid["log3_sep_upper"].copy()  # already NaN where unavailable or at the threshold
-        lower = grid["log3_sep_lower"].copy()
-        lower[grid["lower_vacuous"]] = np.nan  # vacuous: a gap, not a zero on a log axis
-        x = depth.astype(float)
-        # Break both lines where the governing theorem changes between two integer depths.
-        change = np.flatnonzero((grid["regime_code"][:-1] == 0) & (grid["regime_code"][1:] == 2))
-        if change.size:
-            x = np.insert(x, change + 1, threshold_depth(d))
-            upper = np.insert(upper, change + 1, np.nan)
-            lower = np.insert(lower, change + 1, np.nan)
-        ax.plot(x, upper, color=colour, linewidth=1.8, marker="o", markersize=3.5, gid=f"upper:{d}",
-                label=f"d = {d:,}, H = {h}")
-        ax.plot(x, lower, color=colour, linewidth=1.8, linestyle="--", marker="o", markersize=3.5,
-                markerfacecolor="white", gid=f"lower:{d}", label="_nolegend_")
-        ax.axvline(threshold_depth(d), color=colour, linewidth=1.1, linestyle=":", gid=f"threshold:{d}",
-                   label="_nolegend_")
+
+def _draw_width(ax, np, depth, d, h, colour, reading):
+    """One width's upper and lower bounds against depth, and its threshold depth log3 d."""
+    from ..theory.separation import bounds_grid, threshold_depth
+
+    grid = bounds_grid(depth, d, h, reading)
+    upper = grid["log3_sep_upper"].copy()  # already NaN where unavailable or at the threshold
+    lower = grid["log3_sep_lower"].copy()
+    lower[grid["lower_vacuous"]] = np.nan  # vacuous: a gap, not a zero on a log axis
+    x = depth.astype(float)
+    # Break both lines where the governing theorem changes between two integer depths.
+    change = np.flatnonzero((grid["regime_code"][:-1] == 0) & (grid["regime_code"][1:] == 2))
+    if change.size:
+        x = np.insert(x, change + 1, threshold_depth(d))
+        upper = np.insert(upper, change + 1, np.nan)
+        lower = np.insert(lower, change + 1, np.nan)
+    ax.plot(x, upper, color=colour, linewidth=1.8, marker="o", markersize=3.5, gid=f"upper:{d}",
+            label=f"d = {d:,}, H = {h}")
+    ax.plot(x, lower, color=colour, linewidth=1.8, linestyle="--", marker="o", markersize=3.5,
+            markerfacecolor="white", gid=f"lower:{d}", label="_nolegend_")
+    ax.axvline(threshold_depth(d), color=colour, linewidth=1.1, linestyle=":", gid=f"threshold:{d}",
+               label="_nolegend_")
+
+
+def _bounds_axes(ax, max_depth, reading):
+    """Axis labels, title, grid and the two legends (widths; line styles)."""
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import MaxNLocator
 
     ax.set_xlim(0.5, max_depth + 0.5)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -90,4 +106,3 @@ def bounds_figure(widths, heads=None, max_depth=None, reading="consistent"):
         Line2D([], [], color="#444444", linewidth=1.8, linestyle="--", label="lower bound"),
         Line2D([], [], color="#444444", linewidth=1.1, linestyle=":", label="threshold depth log3 d"),
     ], loc="lower right", fontsize=9)
-    return fig

@@ -15,11 +15,21 @@ def fit_figure(report, runs):
     ln d = a + b·L; the optimal depth against size with the power law L = depth_k·N^beta."""
     matplotlib = require_matplotlib()
     import numpy as np
-    from matplotlib.ticker import FuncFormatter
 
     colours = matplotlib.colormaps["viridis"](np.linspace(0.05, 0.85, max(len(report.groups), 2)))
     fig = _new_figure(FIT_FIGSIZE)
     curves, levine_ax, power_ax = fig.subplots(1, 3)
+    _draw_curves(curves, np, report, runs, colours)
+    optima = _optima(np, report)
+    _draw_levine(levine_ax, np, report, optima)
+    _draw_power(power_ax, np, report, optima)
+    better = f"; better fit: {report.better_form}" if report.better_form else ""
+    fig.suptitle(f"Your own depth/width rule from {report.source.file} ({len(report.groups)} groups{better})", fontsize=12)
+    return fig
+
+
+def _draw_curves(curves, np, report, runs, colours):
+    """Each group's losses against depth, its parabola in ln L and its optimum with the interval."""
     from ..loop.fit import group_runs
 
     for index, (g, members, colour) in enumerate(zip(report.groups, group_runs(runs), colours)):
@@ -43,10 +53,17 @@ def fit_figure(report, runs):
     curves.grid(True, which="both", alpha=0.3)
     curves.legend(fontsize=8, loc="best", framealpha=0.8)
 
-    depth = np.array([g.optimal_depth for g in report.groups])
-    width = np.array([g.optimal_width for g in report.groups])
-    size = np.array([g.size for g in report.groups])
+
+def _optima(np, report):
+    """The groups' optimal depths, widths, sizes and depth intervals (low, high), as arrays."""
     low, high = np.array([g.depth_interval for g in report.groups]).T
+    return (np.array([g.optimal_depth for g in report.groups]), np.array([g.optimal_width for g in report.groups]),
+            np.array([g.size for g in report.groups]), low, high)
+
+
+def _draw_levine(levine_ax, np, report, optima):
+    """The optima's widths against their depths, with the Levine form ln d = a + b·L when fitted."""
+    depth, width, _, low, high = optima
     levine_ax.errorbar(depth, width, xerr=[depth - low, high - depth], linestyle="none", marker="D", color=EMPIRICAL_COLOUR,
                        capsize=3, label="group optima").lines[0].set_gid("optima:levine")
     if report.levine is not None:
@@ -61,6 +78,12 @@ def fit_figure(report, runs):
     levine_ax.grid(True, which="both", alpha=0.3)
     levine_ax.legend(fontsize=8)
 
+
+def _draw_power(power_ax, np, report, optima):
+    """The optimal depths against size, with the power law L = depth_k·N^beta when fitted."""
+    from matplotlib.ticker import FuncFormatter
+
+    depth, _, size, low, high = optima
     power_ax.errorbar(size, depth, yerr=[depth - low, high - depth], linestyle="none", marker="D", color=BUDGET_COLOUR,
                       capsize=3, label="group optima").lines[0].set_gid("optima:power")
     if report.power is not None:
@@ -77,6 +100,3 @@ def fit_figure(report, runs):
     power_ax.set_title("Power law L_opt = depth_k·N^beta", fontsize=11)
     power_ax.grid(True, which="both", alpha=0.3)
     power_ax.legend(fontsize=8)
-    better = f"; better fit: {report.better_form}" if report.better_form else ""
-    fig.suptitle(f"Your own depth/width rule from {report.source.file} ({len(report.groups)} groups{better})", fontsize=12)
-    return fig

@@ -77,7 +77,7 @@ def candidates_figure(rows, title: str, band=None, min_depth=None, pick=None, pu
 
 
 def plan_figure(plan):
-    """The plan's candidates (``planner.Plan``): band, floor, pick and published models."""
+    """The plan's candidates (``plan_record.Plan``): band, floor, pick and published models."""
     run = plan.setup
     assumption = (f"{short_count(run.tokens)} tokens" + (" (20/param)" if run.tokens_assumed else "")
                   + f", {run.gpus} x {run.gpu}" + assumed_gpus_text(run, short=True))

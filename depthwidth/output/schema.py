@@ -14,32 +14,32 @@ JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def _attribute(module: str, name: str):
+    """The record type ``name`` of ``depthwidth.<module>``, imported when a schema is asked for."""
     return lambda: getattr(import_module(f"depthwidth.{module}"), name)
 
 
-def _comparison():
-    from ..advice.reports import _comparison_report
-
-    return _comparison_report()
+def _built(module: str, name: str):
+    """The record type that ``depthwidth.<module>.<name>()`` builds on first use."""
+    return lambda: getattr(import_module(f"depthwidth.{module}"), name)()
 
 
 # name -> (the record's type, whether `--format json` prints an array of them, what prints it)
 RECORDS = {
-    "plan": (_attribute("advice.planner", "Plan"), True, "plan --format json (one record per budget)"),
-    "plan-brief": (_attribute("advice.planner", "PlanBrief"), True, "plan --brief --format json (one record per budget)"),
-    "candidate": (_attribute("advice.planner", "Candidate"), False, "one of a plan's candidates"),
+    "plan": (_attribute("advice.plan_record", "Plan"), True, "plan --format json (one record per budget)"),
+    "plan-brief": (_attribute("advice.plan_record", "PlanBrief"), True, "plan --brief --format json (one record per budget)"),
+    "candidate": (_attribute("advice.plan_record", "Candidate"), False, "one of a plan's candidates"),
     "plan-rules": (_attribute("advice.rules.table", "RuleShape"), True, "plan --rules --format json"),
     "shape": (_attribute("arch.record", "ShapeRecord"), False, "the one shape record"),
     "bounds": (_attribute("arch.record", "ShapeRecord"), True, "bounds SHAPE... --format json"),
     "grid": (_attribute("theory.separation", "Bounds"), True, "bounds --depth A:B --width C:D --format json"),
-    "compare": (_comparison, False, "compare --format json"),
+    "compare": (_built("advice.reports", "comparison_report_type"), False, "compare --format json"),
     "equiv": (_attribute("theory.comparison", "Equivalence"), True, "equiv --format json"),
     "models": (_attribute("advice.reports", "ModelReport"), True, "models --format json"),
     "inspect": (_attribute("advice.reports", "ConfigReport"), True, "inspect --format json"),
-    "sweep": (_attribute("loop.sweep", "SweepRow"), True, "sweep --format json"),
+    "sweep": (_attribute("loop.sweep_record", "SweepRow"), True, "sweep --format json"),
     "export": (_attribute("loop.export", "Export"), True, "export --format json"),
     "fit": (_attribute("loop.sizes", "SizeOptimum"), True, "fit --format json (one record per size)"),
-    "rules": (_attribute("advice.rules.builtin", "Rule"), True, "rules --format json"),
+    "rules": (_attribute("advice.rules.record", "Rule"), True, "rules --format json"),
     "reproduce": (_attribute("advice.claims", "Claim"), True, "reproduce --format json"),
     "certify": (_attribute("theory.certify", "Certificate"), True, "certify --format json"),
 }

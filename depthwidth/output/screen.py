@@ -1,7 +1,7 @@
 """`plan`'s first screen: the answer, one sentence of why, the minimal depth as one line,
 and the ranked candidates inside the evidence band, as plain text fitted to the terminal.
 
-Every figure printed is a field of the plan's JSON record (``planner.Plan`` and its candidates),
+Every figure printed is a field of the plan's JSON record (``plan_record.Plan`` and its candidates),
 only formatted here; a column is shown when the records carry its field and left out (never
 "n/a") when they do not, so fields other modules add (``loss.vs_best``, ``run.mfu``,
 ``serve.decode_seconds_per_token``, ``run.time_to_target_days``) appear as columns once they exist.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterable
 
 
-from .formats import fmt_bytes, fmt_count, fmt_days, fmt_log3, fmt_log10_count, fmt_width  # noqa: F401 (re-exported)
+from .formats import fmt_bytes, fmt_count, fmt_days, fmt_log3, fmt_log10_count, fmt_width
 
 
 # ---- tables, one per record kind ---------------------------------------------------------------

@@ -24,7 +24,7 @@ import math
 from fractions import Fraction
 from typing import Callable
 
-from .exact import (Form, decimal_value, exact_sign, make_form, form_lower_efficient, form_lower_inefficient, form_upper_efficient,  # noqa: F401
+from .exact import (Form, decimal_value, exact_sign, make_form, form_lower_efficient, form_lower_inefficient, form_upper_efficient,
                     form_upper_inefficient)
 from .separation import (
     CONSISTENT,

@@ -23,9 +23,10 @@ import torch
 import transformers
 from transformers import AutoConfig, AutoModelForCausalLM
 
-from depthwidth.loop import export
+from depthwidth.loop import export, export_blocks
 from depthwidth.arch.hardware import Constraints
-from depthwidth.advice.planner import PlanOptions, Spending
+from depthwidth.advice.planner import PlanOptions
+from depthwidth.arch.spending import Spending
 
 OUT = pathlib.Path(__file__).with_name("export_counts.json")
 
@@ -81,18 +82,18 @@ def measured(config: dict) -> dict:
 def main() -> None:
     entries = []
     for fmt, budget, options in PLAN_CASES:
-        block = export.plan_architecture(budget, fmt, plan_options(fmt, options))
+        block = export_blocks.plan_architecture(budget, fmt, plan_options(fmt, options))
         config = export.config_for(block, fmt)
         entries.append({"kind": "plan", "format": fmt, "budget": budget, "options": options, "config": config,
                         "counts": measured(config)})
     for fmt, shape, *pinned in SHAPE_CASES:
         depth, width, heads = map(int, shape.split("x"))
         options = pinned[0] if pinned else {}
-        config = export.config_for(export.export_architecture(fmt, depth, width, heads, **options), fmt)
+        config = export.config_for(export_blocks.export_architecture(fmt, depth, width, heads, **options), fmt)
         entries.append({"kind": "shape", "format": fmt, "shape": shape, **({"options": options} if options else {}),
                         "config": config, "counts": measured(config)})
     for fmt, name in MODEL_CASES:
-        config = export.config_for(export.model_architecture(name, fmt), fmt)
+        config = export.config_for(export_blocks.model_architecture(name, fmt), fmt)
         entries.append({"kind": "model", "format": fmt, "model": name, "config": config, "counts": measured(config)})
     data = {"generator": "tests/golden/make_export_counts.py", "transformers": transformers.__version__,
             "torch": torch.__version__, "entries": entries}

@@ -24,7 +24,7 @@ import math
 
 from .. import published as P
 from ...core.errors import not_one_of
-from .record import FIT, GUARD, KINDS, PRACTICE, RULE_LABELS, SECOND_HAND, STATUSES, THEORY, UNVERIFIED, VERIFIED, Constant, Rule
+from .record import FIT, GUARD, PRACTICE, SECOND_HAND, THEORY, VERIFIED, Constant, Rule
 
 FAR_OUTSIDE = 10.0  # shape notes skip a non-guard rule whose size range misses the budget by more than this factor
 

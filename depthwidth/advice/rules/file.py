@@ -17,7 +17,6 @@ import json
 import math
 import os
 import re
-from dataclasses import replace
 from pathlib import Path
 
 from ...core.errors import InputError

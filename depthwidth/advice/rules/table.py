@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 
 from ...arch.hardware import tp_sizes
-from ..planner import PlanOptions, no_valid_shape, planned_shape, rule_shape, snap_depth, theory_for
+from ..planner import PlanOptions
+from ..threshold import planned_shape, theory_for
+from ...arch.snapping import no_valid_shape, rule_shape, snap_depth
 from ...arch.record import counts
 from ...core.frozen import frozen
 

@@ -7,7 +7,8 @@ import math
 
 from ...core.errors import InputError
 from ...core.budgets import FLOPS_PER_PARAM_TOKEN, TOKENS_PER_PARAM
-from .builtin import FIT, Constant, Rule
+from .builtin import Constant, Rule
+from .record import FIT
 
 
 def _get(obj, key, default=None):

@@ -27,18 +27,15 @@ def command(
     tp, multiple, format, field, c2_reading = listed
     check_heads(heads)
     if depth is not None or width is not None:
-        if shapes or depth is None or width is None:
-            raise InputError("arguments", " ".join(shapes or []) or "--depth/--width",
-                             "grid mode takes --depth and --width together and no shapes")
-        if tp is not None or multiple is not None:
-            raise InputError("--tp/--multiple", tp or multiple, "shape checks apply to listed shapes, not to a grid")
+        _check_grid(shapes, depth, width, tp, multiple)
         return _grid(depth, width, heads, format.value, field, c2_reading.value)
     if not shapes:
         raise InputError("arguments", "(none)", "expected shapes such as 12x768, '-' for standard input, or --depth and --width for a grid")
     from ...output import emit
     from ...output.tables import bounds_tables
     from ...output.writers import check_table_rows
-    from ...advice.reports import block_for, shape_record
+    from ...advice.reports import block_for
+    from ...arch.record import shape_record
     from ...theory.shapes import parse_shape_arrays
     from ...theory.separation import bounds as shape_bounds
 
@@ -75,6 +72,15 @@ def command(
     emit(records, format.value, field, bounds_tables)
 
 
+def _check_grid(shapes, depth, width, tp, multiple) -> None:
+    """Grid mode takes --depth and --width together, no shapes and no shape checks."""
+    if shapes or depth is None or width is None:
+        raise InputError("arguments", " ".join(shapes or []) or "--depth/--width",
+                         "grid mode takes --depth and --width together and no shapes")
+    if tp is not None or multiple is not None:
+        raise InputError("--tp/--multiple", tp or multiple, "shape checks apply to listed shapes, not to a grid")
+
+
 def _shape_list(depths, widths, heads, fmt: str, field: Optional[str], reading: str) -> None:
     """Many bare shapes (``bounds -`` from a file): shape records built and spelled column-wise,
     the same bytes (and the same warnings) as the scalar records."""
@@ -83,7 +89,8 @@ def _shape_list(depths, widths, heads, fmt: str, field: Optional[str], reading: 
     import numpy as np
 
     from ...output.stream import stream_grid
-    from ...advice.reports import ShapeRecord, shape_list_chunks
+    from ...advice.reports import shape_list_chunks
+    from ...arch.record import ShapeRecord
 
     columns = [f.name for f in dataclasses.fields(ShapeRecord)]
     from ...output.records import check_names

@@ -76,7 +76,8 @@ def architectures(texts, configs, arch, context, overrides):
         family = block.for_shape(shape.depth, shape.width)  # the family's block at this shape's size, as plan and export take it
         out.append((text, family.architecture(shape.depth, shape.width, context, **own)))
     for path in configs:
-        from ...hf.config import inspect_config, read_config_file
+        from ...hf.config import inspect_config
+        from ...hf.read import read_config_file
 
         found = inspect_config(read_config_file(path), path)
         out.append((path, found.architecture))

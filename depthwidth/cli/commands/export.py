@@ -36,7 +36,7 @@ def command(
 
     Example: depthwidth export 24x2048x16 --to hf-llama --out ./my-model
     """
-    from ...loop.export import config_for, export_architecture, export_record, model_architecture, plan_architecture, target, write_config
+    from ...loop.export import config_for, export_record, target, write_config
     from ...output import check_field, emit
     from ...output.tables import export_tables
 
@@ -50,35 +50,46 @@ def command(
     options = plan_options(name, kv_heads, asked_block, budget_count, multiple, ffn_multiple, tp, rule, rule_file, context)  # every value checked (--ffn-mult parsed) here
     block_options = dict(options.spending.overrides)
     if plan_budget is not None:
-        from ...core.budgets import parse_params
-        from ..inputs import as_typed
-
-        budget = parse_params(plan_budget)
-        with as_typed([budget], [plan_budget]):
-            block = plan_architecture(budget, spec.name, options)
+        block = _planned(plan_budget, spec.name, options)
     else:
         given = [(flag, value) for flag, value in planned.items() if value is not None]
         if given:
             raise InputError(given[0][0], given[0][1], "applies to --plan BUDGET only; a SHAPE or model is exported as it is")
-        from ...theory.shapes import SHAPE_LIKE
-
-        text = shape.strip()
-        if text and not SHAPE_LIKE.match(text):  # a catalogue model: its own block
-            if arch is not None:
-                raise InputError("--arch", arch, f"{text} exports its own block; give LxDxH --arch {arch} to use a preset")
-            fixed = [(f"--{k.replace('_', '-')}", v) for k, v in block_options.items() if k not in ("vocab", "tied")]
-            if fixed:
-                raise InputError(fixed[0][0], fixed[0][1], f"{text} exports its own block; only --vocab and --tied apply "
-                                                           f"(give LxDxH --arch ... to change the block)")
-            block = model_architecture(text, spec.name, **block_options)
-        else:
-            from ...arch.catalog import resolve_shape
-
-            parsed = resolve_shape(shape)
-            explicit = text.lower().count("x") == 2  # LxDxH: the heads are given
-            block = export_architecture(spec.name, parsed.depth, parsed.width, parsed.heads if explicit else None, arch=name,
-                                        tp=tp, context=context, **block_options)
+        block = _given(shape, arch, name, spec.name, tp, context, block_options)
     record = export_record(block, spec.name, "", context)
     check_field(record, field)  # a bad --field fails before the file is written
     path = write_config(config_for(block, spec.name, context, tp), out, force, fmt=spec.name, block=block)
     emit([export_record(block, spec.name, path, context)], format.value, field, export_tables)
+
+
+def _planned(plan_budget: str, fmt: str, options):
+    """--plan BUDGET: the block of the plan's recommended shape."""
+    from ...core.budgets import parse_params
+    from ...loop.export_blocks import plan_architecture
+    from ..inputs import as_typed
+
+    budget = parse_params(plan_budget)
+    with as_typed([budget], [plan_budget]):
+        return plan_architecture(budget, fmt, options)
+
+
+def _given(shape: str, arch, name: str, fmt: str, tp: int, context: int, block_options: dict):
+    """SHAPE: a catalogue model's own block (only --vocab and --tied apply), or LxD[xH] in the preset's block."""
+    from ...loop.export_blocks import export_architecture, model_architecture
+    from ...theory.shapes import SHAPE_LIKE
+
+    text = shape.strip()
+    if text and not SHAPE_LIKE.match(text):  # a catalogue model: its own block
+        if arch is not None:
+            raise InputError("--arch", arch, f"{text} exports its own block; give LxDxH --arch {arch} to use a preset")
+        fixed = [(f"--{k.replace('_', '-')}", v) for k, v in block_options.items() if k not in ("vocab", "tied")]
+        if fixed:
+            raise InputError(fixed[0][0], fixed[0][1], f"{text} exports its own block; only --vocab and --tied apply "
+                                                       f"(give LxDxH --arch ... to change the block)")
+        return model_architecture(text, fmt, **block_options)
+    from ...arch.catalog import resolve_shape
+
+    parsed = resolve_shape(shape)
+    explicit = text.lower().count("x") == 2  # LxDxH: the heads are given
+    return export_architecture(fmt, parsed.depth, parsed.width, parsed.heads if explicit else None, arch=name,
+                               tp=tp, context=context, **block_options)

@@ -19,7 +19,8 @@ def command(
 
     Example: depthwidth inspect ./llama-7b/config.json --tokens 2e12 --gpus 512 --tp 8
     """
-    from ...hf.config import inspect_config, read_config_bytes, read_config_file
+    from ...hf.config import inspect_config
+    from ...hf.read import read_config_bytes, read_config_file
     from ...core.userfile import STDIN
     from ...output import emit
     from ...output.screen_tables import inspect_tables

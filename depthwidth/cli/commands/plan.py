@@ -1,24 +1,21 @@
 """`depthwidth plan`: minimal and recommended depth and width for a budget, with the costs of the run."""
-from typing import Annotated, List, Optional
-
-import typer
+from typing import Optional
 
 from ...arch.blocks import DEFAULT_CONTEXT
 from ...arch.hardware import DEFAULT_MULTIPLE
 from ...core.errors import InputError
 from ..inputs import as_typed, plan_options
 from ..notices import WARN_EACH, warn
-from ..options import (BLOCK, LAYOUT, PlotTo, Arch, Batch, BlockOptions, C2Reading, Context, Count, CountOf, FfnMultiple, Field, Fmt,
-                       Format, KvHeads, LayoutOptions, Multiple, Params, Prefer, Reading, Rule, RuleFile, Tokens, Tp)
+from ..options import (BLOCK, LAYOUT, PlotTo, Arch, Batch, BlockOptions, Brief, C2Reading, Context, Count, CountOf, Days, Explain,
+                       FfnMultiple, Field, Fmt, Format, KvHeads, LayoutOptions, LossTolerance, Multiple, Params, PlanFlops, Prefer,
+                       Reading, Rule, RuleFile, RuleTable, ShowAll, Tokens, Tp)
 
 BRIEF_HINT = 1000  # more budgets than this without --brief: a warning points to it
 
 
 def command(
     params: Params = None,
-    flops: Annotated[Optional[List[str]], typer.Option("--flops", help="Compute budget C in FLOPs. Alone: compute-optimal, about 20 "
-                                                                         "tokens/param, N sized so the pick's costed FLOPs (attention and logits "
-                                                                         "included) are C; with --tokens D: N = C/(6·D).")] = None,
+    flops: PlanFlops = None,
     tokens: Tokens = None,
     arch: Arch = "vanilla",
     kv_heads: KvHeads = None,
@@ -29,22 +26,15 @@ def command(
     tp: Tp = 1,
     rule: Rule = "consensus",
     prefer: Prefer = "balanced",
-    loss_tolerance: Annotated[Optional[str], typer.Option("--loss-tolerance", help="Pick the fastest shape in the band whose predicted "
-                                                         "loss penalty vs the best shape is within this (0.5% or 0.005); docs/loss.md.")] = None,
-    rules: Annotated[bool, typer.Option("--rules", help="Show every rule's shape for the budget side by side (one record per rule).")] = False,
-    brief: Annotated[bool, typer.Option("--brief", help="Only the threshold rule's answer (minimal depth, its shape and counts) for "
-                                        "each budget, computed for all budgets at once: for pipelines over many budgets. "
-                                        "No rule, candidates, costs or notes.")] = False,
+    loss_tolerance: LossTolerance = None,
+    rules: RuleTable = False,
+    brief: Brief = False,
     rule_file: RuleFile = None,
-    explain: Annotated[bool, typer.Option("--explain", help="After the answer: the threshold analysis, the evidence, every "
-                                          "candidate with its theory and costs, and the notes.")] = False,
-    all_: Annotated[bool, typer.Option("--all", help="List the candidates outside the evidence band too.")] = False,
+    explain: Explain = False,
+    all_: ShowAll = False,
     plot: PlotTo = None,
     layout: LayoutOptions = LAYOUT,
-    days: Annotated[Optional[str], typer.Option("--days", help="A time budget in days on --gpus of --gpu: the size (and, without "
-                                                "--tokens, 20 tokens per parameter) that trains in that time by the performance "
-                                                "model; with --params, the tokens that fit in that time at the plan's step time "
-                                                "(docs/performance.md).")] = None,
+    days: Days = None,
     context: Context = DEFAULT_CONTEXT,
     batch: Batch = 1,
     c2_reading: Reading = C2Reading.consistent,
@@ -55,40 +45,19 @@ def command(
 
     Example: depthwidth plan --params 7e9 --tokens 2e12 --arch llama --tp 8 --gpus 512
     """
-    from dataclasses import replace
-
-    from ...advice.evidence import PREFERENCES
     from ...output import emit
-    from ...advice.planner import plan as make_plan
-    from ..training import budgets_with_tokens, fixed_layout, searched_run
+    from ..training import budgets_with_tokens
 
-    if rules and brief:
-        raise InputError("options", "--rules --brief", "expected one of them: --rules shows every rule's shape, "
-                                                       "--brief only the threshold rule's")
-    _ignored(brief, rules, rule, rule_file, prefer, tokens if (params or flops) else None, layout.gpus)
-    fixed = fixed_layout(layout)
-    if tp > 1:  # the degree every shape must shard by is the one it trains at (as sweep fixes it)
-        fixed = (("tp", tp), *fixed)
-    if days is not None and (flops or (params and tokens)):
-        raise InputError("--days", days, "with --params answers the tokens that fit (give no --tokens); alone it sizes the "
-                                         "model (with --gpus, --gpu and optionally --tokens); never with --flops")
-    if days is not None and params and (brief or rules):
-        raise InputError("--days", days, "with --params needs the full plan (its step time); --brief and --rules give "
-                                         "shapes without a run")
+    _check_modes(brief, rules, rule, rule_file, prefer, tokens if (params or flops) else None, layout.gpus)
+    fixed = _fixed(layout, tp)
+    _check_days(days, params, flops, tokens, brief, rules)
     given = None if days is not None and not params else budgets_with_tokens(params, flops, tokens)
     options = plan_options(arch, kv_heads, block, count, multiple, ffn_multiple, tp, rule, rule_file, context, c2_reading.value)
-    choice = prefer.strip().lower()
-    if choice not in PREFERENCES:
-        raise InputError("--prefer", prefer, "expected one of " + ", ".join(PREFERENCES))
-    spec = searched_run(layout, tp, context, batch)
-    options = replace(options, prefer=choice, loss_tolerance=_tolerance(loss_tolerance), run=spec, perf=layout.mfu is None, fixed=fixed)
+    options = _with_run(options, prefer, loss_tolerance, layout, tp, context, batch, fixed)
     if (days is not None and not params) or (flops and not tokens):
         given = _sized(days, flops, tokens, options)
     if plot is not None:  # checked before any work: a bad path or no matplotlib fails at once
-        from ...output.plot import check_output_path, require_matplotlib
-
-        require_matplotlib()
-        check_output_path(plot)
+        _check_plot(plot)
     if brief:
         with as_typed(given.values):
             return _brief(given.values, options, given.source, format.value, field)
@@ -96,42 +65,118 @@ def command(
         warn(f"{len(given.values):,} budgets planned one at a time (tens of ms each: every candidate's layouts are searched; docs/speed.md); "
              "--brief gives the threshold rule's answer for all of them at once")
     if rules:
-        from ...advice.rules.table import rule_shapes
-        from ...output.plan_tables import plan_rules_tables
+        return _rule_shapes(given, options, format.value, field)
+    plans = _plans(given, options, days, params)
+    _warn_plans(plans, multiple, field)
+    if plot is not None:
+        _draw(plans, plot)
+    emit(plans, format.value, field, lambda records: _tables(records, all_, explain))
 
-        left_out: list[str] = []
-        with as_typed(given.values):
-            rows = [row for b in given.values for row in rule_shapes(b, options, left_out)]
-        for line in left_out[:WARN_EACH]:
-            warn(line)
-        return emit(rows, format.value, field, plan_rules_tables)
+
+def _check_modes(brief: bool, rules: bool, rule: str, rule_file, prefer: str, tokens, gpus) -> None:
+    """--rules and --brief exclude each other; a warning names what either leaves unused."""
+    if rules and brief:
+        raise InputError("options", "--rules --brief", "expected one of them: --rules shows every rule's shape, "
+                                                       "--brief only the threshold rule's")
+    _ignored(brief, rules, rule, rule_file, prefer, tokens, gpus)
+
+
+def _fixed(layout, tp: int) -> tuple:
+    """The layout fields the command line fixes; the degree every shape must shard by is the one it
+    trains at (as sweep fixes it)."""
+    from ..training import fixed_layout
+
+    fixed = fixed_layout(layout)
+    return (("tp", tp), *fixed) if tp > 1 else fixed
+
+
+def _check_days(days, params, flops, tokens, brief: bool, rules: bool) -> None:
+    """--days sizes the model alone, or with --params answers the tokens that fit (a full plan)."""
+    if days is not None and (flops or (params and tokens)):
+        raise InputError("--days", days, "with --params answers the tokens that fit (give no --tokens); alone it sizes the "
+                                         "model (with --gpus, --gpu and optionally --tokens); never with --flops")
+    if days is not None and params and (brief or rules):
+        raise InputError("--days", days, "with --params needs the full plan (its step time); --brief and --rules give "
+                                         "shapes without a run")
+
+
+def _with_run(options, prefer: str, loss_tolerance, layout, tp: int, context: int, batch: int, fixed: tuple):
+    """The plan options with the pick's preference and tolerance and the run the performance model searches."""
+    from dataclasses import replace
+
+    from ...advice.evidence import PREFERENCES
+    from ..training import searched_run
+
+    choice = prefer.strip().lower()
+    if choice not in PREFERENCES:
+        raise InputError("--prefer", prefer, "expected one of " + ", ".join(PREFERENCES))
+    spec = searched_run(layout, tp, context, batch)
+    return replace(options, prefer=choice, loss_tolerance=_tolerance(loss_tolerance), run=spec, perf=layout.mfu is None, fixed=fixed)
+
+
+def _check_plot(plot: str) -> None:
+    """matplotlib importable and --plot a writable .png or .svg path."""
+    from ...output.plot import check_output_path, require_matplotlib
+
+    require_matplotlib()
+    check_output_path(plot)
+
+
+def _rule_shapes(given, options, fmt: str, field) -> None:
+    """`plan --rules`: every rule's shape for each budget, side by side."""
+    from ...advice.rules.table import rule_shapes
+    from ...output import emit
+    from ...output.plan_tables import plan_rules_tables
+
+    left_out: list[str] = []
+    with as_typed(given.values):
+        rows = [row for b in given.values for row in rule_shapes(b, options, left_out)]
+    for line in left_out[:WARN_EACH]:
+        warn(line)
+    return emit(rows, fmt, field, plan_rules_tables)
+
+
+def _plans(given, options, days, params) -> list:
+    """One plan per budget; with --days and --params, at the tokens that fit in that time on the
+    cluster, by the plan's own step time."""
+    from ...advice.planner import plan as make_plan
     from ..progress import counted
 
     with as_typed(given.values):
-        if days is not None and params:  # the tokens that fit in --days on the cluster, by the plan's own step time
-            plans = [_fitted(b, _days_value(days), options) for b in counted(given.values, "plan: budgets")]
-        else:
-            plans = [make_plan(b, options, given.source, t) for b, t in counted(list(zip(given.values, given.tokens)), "plan: budgets")]
+        if days is not None and params:
+            return [_fitted(b, _days_value(days), options) for b in counted(given.values, "plan: budgets")]
+        return [make_plan(b, options, given.source, t) for b, t in counted(list(zip(given.values, given.tokens)), "plan: budgets")]
+
+
+def _warn_plans(plans, multiple: int, field) -> None:
+    """The plans' warnings on stderr, those --field asks about, at most WARN_EACH (every one stays in
+    its record's warnings); a multiple above the ideal width is not ignored: the width jumps to it,
+    far off budget."""
+    from ...advice.messages import Message
+
     lines = []
-    for p in plans:  # a multiple above the ideal width is not ignored: the width jumps to it, far off budget
+    for p in plans:
         t = p.threshold
         if multiple > t.width_exact:
-            lines.append(f"--multiple {multiple:,} is larger than the ideal width {t.width_exact:,.0f} for {p.budget.value:.3g} "
-                         f"parameters: the width is rounded up to {t.width:,}, {t.budget_deviation + 1:.3g}x the budget")
+            lines.append(Message("multiple-above-width", f"--multiple {multiple:,} is larger than the ideal width "
+                                 f"{t.width_exact:,.0f} for {p.budget.value:.3g} parameters: the width is rounded up to "
+                                 f"{t.width:,}, {t.budget_deviation + 1:.3g}x the budget", shape="threshold", multiple=multiple))
         lines += p.warnings
-    lines = [line for line in lines if _asked(line, field)]  # every one stays in the record's warnings
+    lines = [line for line in lines if _asked(line, field)]
     for line in lines[:WARN_EACH]:  # many budgets must not flood stderr: the rest are in each record's warnings
         warn(line)
     if len(lines) > WARN_EACH:
         warn(f"... and {len(lines) - WARN_EACH:,} more warnings (each plan's JSON record lists its own under 'warnings')")
-    if plot is not None:
-        from ...output.plot import save_figure
-        from ...output.plot_plan import plan_figure
 
-        if len(plans) != 1:
-            raise InputError("--plot", plot, f"draws one budget's plan; {len(plans)} budgets were given")
-        save_figure(plan_figure(plans[0]), plot)
-    emit(plans, format.value, field, lambda records: _tables(records, all_, explain))
+
+def _draw(plans, plot: str) -> None:
+    """--plot: one budget's candidates drawn to a file."""
+    from ...output.plot import save_figure
+    from ...output.plot_plan import plan_figure
+
+    if len(plans) != 1:
+        raise InputError("--plot", plot, f"draws one budget's plan; {len(plans)} budgets were given")
+    save_figure(plan_figure(plans[0]), plot)
 
 
 def _tables(records, show_all: bool, explain: bool):
@@ -143,11 +188,13 @@ def _tables(records, show_all: bool, explain: bool):
 
 
 
-def _asked(line: str, field) -> bool:
-    """Whether a warning concerns what --field selects: one about the minimal-depth
-    shape only when a field of that shape is asked for, one about the recommended shape only when
-    a ``recommended`` field (or why, band, candidates) is; without --field every warning. Old flat
-    names (``recommended_depth``) count as their new paths."""
+def _asked(line, field) -> bool:
+    """Whether a warning concerns what --field selects, by the plan shape it concerns
+    (``messages.concerns``): the minimal-depth shape only when a field of that shape is asked
+    for, the recommended shape only when a ``recommended`` field (or why, band, candidates) is;
+    without --field, or for the plan as a whole, every warning. Old flat names
+    (``recommended_depth``) count as their new paths."""
+    from ...advice.messages import concerns
     from ...output.records import field_list
     from ...output.renames import PLAN_RENAMES
 
@@ -155,9 +202,10 @@ def _asked(line: str, field) -> bool:
     if names is None:
         return True
     names = [PLAN_RENAMES.get(n, n) for n in names]
-    if "the planned shape" in line or "larger than the ideal width" in line:
+    shape = concerns(line)
+    if shape == "threshold":
         return any(n.startswith("threshold") or n == "warnings" for n in names)
-    if "recommended" in line or "evidence band" in line:
+    if shape == "recommended":
         return any(n.split(".")[0] in ("recommended", "why", "band", "candidates", "warnings") for n in names)
     return True
 
@@ -222,7 +270,6 @@ def _sized(days, flops, tokens, options):
     sized through the planner and the performance model (advice/sizing.py)."""
     from ...advice.sizing import flops_within, size_for_days
     from ...core.budgets import parse_quantity
-    from ...core.errors import InputError
     from ..inputs import expand_stdin
     from ..training import Budgets, budgets_with_tokens, one_token_count
 
@@ -239,8 +286,6 @@ def _tolerance(text: Optional[str]) -> Optional[float]:
     """--loss-tolerance as a fraction: "0.5%" or "0.005"; None when not given."""
     if text is None:
         return None
-    from ...core.errors import InputError
-
     raw = text.strip()
     try:
         value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)

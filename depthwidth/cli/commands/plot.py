@@ -30,15 +30,16 @@ def phase(
 
     Example: depthwidth plot phase --out phase.png --shape 12x768
     """
+    from ...advice.phase import DEFAULT_BUDGETS, DEFAULT_MODELS, phase_data
     from ...core.budgets import parse_params
-    from ...output.plot import DEFAULT_BUDGETS, DEFAULT_MODELS, check_output_path, phase_figure, require_matplotlib, save_figure
+    from ...output.plot import check_output_path, phase_figure, require_matplotlib, save_figure
 
     require_matplotlib()
     check_output_path(out, force)  # before drawing: a bad --out fails at once
     budgets = [parse_params(p) for p in params] if params else DEFAULT_BUDGETS
     names = [m.strip() for m in models.split(",") if m.strip()] if models is not None else DEFAULT_MODELS
     shapes = resolve_shapes(shape or [], None)
-    save_figure(phase_figure(budgets, names, shapes, rules=rules), out, force)
+    save_figure(phase_figure(phase_data(budgets, names, shapes), rules=rules), out, force)
 
 
 @plot_app.command("bounds")

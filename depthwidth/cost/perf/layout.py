@@ -277,108 +277,147 @@ def search(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | N
 
 
 def _search(arch, hw, gpus, context, global_batch, fixed, attention, overlap, memory_limit, count, floor_only, options):
+    """``search`` (or, with ``floor_only``, the least bound ``step_floor`` returns): order the layouts by
+    their bound, time the best of them, count those that fit."""
     fixed = fixed or {}
     key = (arch, hw, gpus, context, global_batch, tuple(sorted(fixed.items())), attention, overlap, tuple(sorted(options.items())))
     rows, ordered = _ORDERED.pop(key, None) or (combinations(arch, hw, gpus, context, global_batch, fixed), None)
     if not rows:
         return None
-    rcs, zeros = recomputations(fixed), zero_stages(fixed)
-    limit = hw.hbm_bytes if memory_limit is None else memory_limit
     base = Layout(attention=attention, overlap=overlap, **options)
     flash = attention_kernel(arch, base) == "flash"
-    sequence_parallel = options.get("sequence_parallel", True)
-    depth = arch.depth + arch.decoder_depth
     fields = {"attention": attention, "overlap": overlap, **options}
-    forwards, floors, layers, per_sequence = _shared(arch, hw, context, flash, attention, tuple(sorted(options.items())))
-    states, activations = {}, {}
-    nonembedding, embedding = blocks.params_nonembedding(arch), blocks.params_embedding(arch) or 0
-    counts = (nonembedding, embedding, blocks.flops_per_token(arch, context))
-    divided = any(z >= 1 for z in zeros)  # the optimizer step at its least: divided by dp when a stage allows it
-
-    def memory(tp, cp, pp, dp, mb) -> tuple[list, list]:
-        """(model states per ZeRO stage, activations per recomputation) of one layout key."""
-        if (tp, pp, dp) not in states:
-            states[tp, pp, dp] = [state_bytes(arch, tp, pp, dp, z, nonembedding) for z in zeros]
-        if (tp, pp, cp, mb) not in activations:
-            if (tp, mb) not in layers:
-                layers[tp, mb] = [layer_activation_bytes(arch, tp, mb, r, context, sequence_parallel, flash) for r in (0, 1, 2)]
-            activations[tp, pp, cp, mb] = [activation_bytes(arch, tp, pp, cp, mb, r, context, sequence_parallel, flash,
-                                                            layers[tp, mb][r]) for r in rcs]
-        return states[tp, pp, dp], activations[tp, pp, cp, mb]
-
-    def floor(tp, cp, mb) -> tuple:
-        """(a layer's least time, the output head's) on one micro-batch: the bound's per-layer terms."""
-        if (tp, cp, mb) not in floors:
-            forwards[tp, cp, mb] = layer_forward(arch, hw, Layout(tp=tp, cp=cp, micro_batch=mb, **fields), context)
-            floors[tp, cp, mb] = _floor(arch, hw, tp, cp, mb, context, forwards[tp, cp, mb], base)
-        return floors[tp, cp, mb]
-
+    tables = _Tables(arch, hw, context, fixed, flash, fields, base, options.get("sequence_parallel", True),
+                     _shared(arch, hw, context, flash, attention, tuple(sorted(options.items()))))
     if ordered is not None:  # step_floor ordered them already
         bounds, stages = ordered
     else:
-        bounds, stages, last = [], {}, None
-        for index, (tp, cp, pp, dp, v, mb) in enumerate(rows):
-            if (tp, cp, pp, dp) != last:  # rows come grouped by these (``combinations``): their terms once per group
-                last = tp, cp, pp, dp
-                if (tp, cp) not in per_sequence:  # the floor's lower bound for one sequence: it grows as the micro-batch
-                    forward = layer_forward(arch, hw, Layout(tp=tp, cp=cp, micro_batch=1, **fields), context, gemm_floor)
-                    per_sequence[tp, cp] = _floor(arch, hw, tp, cp, 1, context, forward, base, gemm_floor)
-                layer, head = per_sequence[tp, cp]
-                if (tp, pp, dp) not in stages:  # the most loaded stage's layers and its optimizer step at its least
-                    stage_layers = -(-depth // pp)
-                    params_gpu = stage_params_per_gpu(arch, nonembedding, embedding, stage_layers, pp, tp)
-                    stages[tp, pp, dp] = stage_layers, optimizer_seconds(hw, params_gpu, dp if divided else 1.0)
-                stage_layers, optimizer = stages[tp, pp, dp]
-                sequence = stage_layers * layer + head  # one sequence through the most loaded stage, at least
-            bounds.append((_pipeline_bound(global_batch, dp, mb, pp, v, mb * sequence, optimizer), index))
-        bounds.sort()
+        bounds, stages = _ordered(tables, rows, global_batch)
     if floor_only:
         if len(_ORDERED) >= 256:
             _ORDERED.clear()
         _ORDERED[key] = rows, (bounds, stages)
         return bounds[0][0]
-    low = [j for j, z in enumerate(zeros) if z <= 2]  # with dp > 1: the highest allowed stage of 0-2, and 3
-    keep = low[-1:] + [j for j, z in enumerate(zeros) if z == 3]
-    best = None
-    for low_bound, index in bounds:
-        if best is not None and low_bound * (1 - SAFETY) > best[0]:
-            break
-        tp, cp, pp, dp, v, mb = rows[index]
-        layer, head = floor(tp, cp, mb)  # the row's own bound, from its micro-batch's floor
-        stage_layers, optimizer = stages[tp, pp, dp]
-        bound = _pipeline_bound(global_batch, dp, mb, pp, v, stage_layers * layer + head, optimizer)
-        if best is not None and bound * (1 - SAFETY) > best[0]:
-            continue
-        state, acts = memory(tp, cp, pp, dp, mb)
-        for j in (keep if dp > 1 else [0]):
-            i = next((i for i, a in enumerate(acts) if state[j] + a <= limit), None)
-            if i is None:
-                continue
-            lay = Layout(tp=tp, cp=cp, pp=pp, dp=dp, interleave=v, micro_batch=mb, recompute=rcs[i], zero=zeros[j], **fields)
-            step = train_step(arch, hw, lay, context, global_batch, forwards[tp, cp, mb], counts)["step_seconds"]
-            key = (step, zeros[j] >= 3, state[j] + acts[i], index * len(rcs) * len(zeros) + i * len(zeros) + j)
-            if best is None or key < best:
-                best, row = key, (tp, cp, pp, dp, v, mb, rcs[i], zeros[j])
-    tried, fitting = len(rows) * len(rcs) * len(zeros), None
+    limit = hw.hbm_bytes if memory_limit is None else memory_limit
+    counts = (tables.nonembedding, tables.embedding, blocks.flops_per_token(arch, context))
+    best, row = _fastest(tables, rows, bounds, stages, global_batch, limit, counts)
+    tried, fitting = len(rows) * len(tables.rcs) * len(tables.zeros), None
     if count or best is None:
-        fitting, least, counted = 0, None, {}
-        for tp, cp, pp, dp, v, mb in rows:
-            if (tp, cp, pp, dp, mb) in counted:  # its interleaved degrees share the memory (and come later)
-                fitting += counted[tp, cp, pp, dp, mb]
-                continue
-            state, acts = memory(tp, cp, pp, dp, mb)
-            fits = 0
-            for i, a in enumerate(acts):
-                for j, st in enumerate(state):
-                    if st + a <= limit:
-                        fits += 1
-                    elif least is None or st + a < least[0]:
-                        least = (st + a, (tp, cp, pp, dp, v, mb, rcs[i], zeros[j]))
-            counted[tp, cp, pp, dp, mb] = fits
-            fitting += fits
+        fitting, least = _fitting(tables, rows, limit)
     if best is None:
         memory_bytes, row = least
         return _answer(arch, hw, dict(zip((*FIELDS, "recompute", "zero"), row)), False, memory_bytes, tried, fitting,
                        context, global_batch, gpus, base)
     return _answer(arch, hw, dict(zip((*FIELDS, "recompute", "zero"), row)), True, best[2], tried, fitting,
-                   context, global_batch, gpus, base, forwards[row[0], row[1], row[5]], counts)
+                   context, global_batch, gpus, base, tables.forwards[row[0], row[1], row[5]], counts)
+
+
+class _Tables:
+    """One search's shape, cluster and the terms its layouts share, each computed once: model states
+    per ZeRO stage, activations per recomputation, and each (tp, cp, micro-batch)'s layer floor."""
+
+    def __init__(self, arch, hw, context, fixed, flash, fields, base, sequence_parallel, shared):
+        self.arch, self.hw, self.context, self.flash, self.fields, self.base = arch, hw, context, flash, fields, base
+        self.sequence_parallel = sequence_parallel
+        self.rcs, self.zeros = recomputations(fixed), zero_stages(fixed)
+        self.forwards, self.floors, self.layers, self.per_sequence = shared
+        self.states, self.activations = {}, {}
+        self.nonembedding, self.embedding = blocks.params_nonembedding(arch), blocks.params_embedding(arch) or 0
+        self.depth = arch.depth + arch.decoder_depth
+
+    def memory(self, tp, cp, pp, dp, mb) -> tuple[list, list]:
+        """(model states per ZeRO stage, activations per recomputation) of one layout key."""
+        arch, context, states, activations, layers = self.arch, self.context, self.states, self.activations, self.layers
+        if (tp, pp, dp) not in states:
+            states[tp, pp, dp] = [state_bytes(arch, tp, pp, dp, z, self.nonembedding) for z in self.zeros]
+        if (tp, pp, cp, mb) not in activations:
+            if (tp, mb) not in layers:
+                layers[tp, mb] = [layer_activation_bytes(arch, tp, mb, r, context, self.sequence_parallel, self.flash)
+                                  for r in (0, 1, 2)]
+            activations[tp, pp, cp, mb] = [activation_bytes(arch, tp, pp, cp, mb, r, context, self.sequence_parallel, self.flash,
+                                                            layers[tp, mb][r]) for r in self.rcs]
+        return states[tp, pp, dp], activations[tp, pp, cp, mb]
+
+    def floor(self, tp, cp, mb) -> tuple:
+        """(a layer's least time, the output head's) on one micro-batch: the bound's per-layer terms."""
+        if (tp, cp, mb) not in self.floors:
+            forward = layer_forward(self.arch, self.hw, Layout(tp=tp, cp=cp, micro_batch=mb, **self.fields), self.context)
+            self.forwards[tp, cp, mb] = forward
+            self.floors[tp, cp, mb] = _floor(self.arch, self.hw, tp, cp, mb, self.context, forward, self.base)
+        return self.floors[tp, cp, mb]
+
+    def sequence_floor(self, tp, cp) -> tuple:
+        """The floor's lower bound for one sequence (with ``gemm_floor``): it grows as the micro-batch."""
+        if (tp, cp) not in self.per_sequence:
+            forward = layer_forward(self.arch, self.hw, Layout(tp=tp, cp=cp, micro_batch=1, **self.fields), self.context, gemm_floor)
+            self.per_sequence[tp, cp] = _floor(self.arch, self.hw, tp, cp, 1, self.context, forward, self.base, gemm_floor)
+        return self.per_sequence[tp, cp]
+
+
+def _ordered(tables, rows, global_batch) -> tuple[list, dict]:
+    """Every row's looser bound with its index, sorted; and per (tp, pp, dp) the most loaded stage's
+    layers and its optimizer step at its least (divided by dp when a ZeRO stage allows it)."""
+    divided = any(z >= 1 for z in tables.zeros)
+    bounds, stages, last = [], {}, None
+    for index, (tp, cp, pp, dp, v, mb) in enumerate(rows):
+        if (tp, cp, pp, dp) != last:  # rows come grouped by these (``combinations``): their terms once per group
+            last = tp, cp, pp, dp
+            layer, head = tables.sequence_floor(tp, cp)
+            if (tp, pp, dp) not in stages:
+                stage_layers = -(-tables.depth // pp)
+                params_gpu = stage_params_per_gpu(tables.arch, tables.nonembedding, tables.embedding, stage_layers, pp, tp)
+                stages[tp, pp, dp] = stage_layers, optimizer_seconds(tables.hw, params_gpu, dp if divided else 1.0)
+            stage_layers, optimizer = stages[tp, pp, dp]
+            sequence = stage_layers * layer + head  # one sequence through the most loaded stage, at least
+        bounds.append((_pipeline_bound(global_batch, dp, mb, pp, v, mb * sequence, optimizer), index))
+    bounds.sort()
+    return bounds, stages
+
+
+def _fastest(tables, rows, bounds, stages, global_batch, limit, counts) -> tuple:
+    """(the best key: step, ZeRO 3, memory, order; the row) of the layouts that fit, timed in bound
+    order until a bound passes the best step; (None, None) when none fits."""
+    rcs, zeros = tables.rcs, tables.zeros
+    low = [j for j, z in enumerate(zeros) if z <= 2]  # with dp > 1: the highest allowed stage of 0-2, and 3
+    keep = low[-1:] + [j for j, z in enumerate(zeros) if z == 3]
+    best = row = None
+    for low_bound, index in bounds:
+        if best is not None and low_bound * (1 - SAFETY) > best[0]:
+            break
+        tp, cp, pp, dp, v, mb = rows[index]
+        layer, head = tables.floor(tp, cp, mb)  # the row's own bound, from its micro-batch's floor
+        stage_layers, optimizer = stages[tp, pp, dp]
+        bound = _pipeline_bound(global_batch, dp, mb, pp, v, stage_layers * layer + head, optimizer)
+        if best is not None and bound * (1 - SAFETY) > best[0]:
+            continue
+        state, acts = tables.memory(tp, cp, pp, dp, mb)
+        for j in (keep if dp > 1 else [0]):
+            i = next((i for i, a in enumerate(acts) if state[j] + a <= limit), None)
+            if i is None:
+                continue
+            lay = Layout(tp=tp, cp=cp, pp=pp, dp=dp, interleave=v, micro_batch=mb, recompute=rcs[i], zero=zeros[j], **tables.fields)
+            step = train_step(tables.arch, tables.hw, lay, tables.context, global_batch, tables.forwards[tp, cp, mb], counts)["step_seconds"]
+            key = (step, zeros[j] >= 3, state[j] + acts[i], index * len(rcs) * len(zeros) + i * len(zeros) + j)
+            if best is None or key < best:
+                best, row = key, (tp, cp, pp, dp, v, mb, rcs[i], zeros[j])
+    return best, row
+
+
+def _fitting(tables, rows, limit) -> tuple[int, tuple | None]:
+    """How many layouts fit in ``limit`` bytes, and (memory, row) of the least-memory one that does not."""
+    fitting, least, counted = 0, None, {}
+    for tp, cp, pp, dp, v, mb in rows:
+        if (tp, cp, pp, dp, mb) in counted:  # its interleaved degrees share the memory (and come later)
+            fitting += counted[tp, cp, pp, dp, mb]
+            continue
+        state, acts = tables.memory(tp, cp, pp, dp, mb)
+        fits = 0
+        for i, a in enumerate(acts):
+            for j, st in enumerate(state):
+                if st + a <= limit:
+                    fits += 1
+                elif least is None or st + a < least[0]:
+                    least = (st + a, (tp, cp, pp, dp, v, mb, tables.rcs[i], tables.zeros[j]))
+        counted[tp, cp, pp, dp, mb] = fits
+        fitting += fits
+    return fitting, least

@@ -112,7 +112,6 @@ def smallest_cluster(arch: blocks.Architecture, cluster: Cluster) -> tuple[int, 
 
 def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
     """The cost record of ``arch`` on ``cluster`` (see docs/performance.md for every field)."""
-    from .layout import search
     from ..loss import shape_loss_fields
     from ..run import train_flops_per_token
 
@@ -128,16 +127,7 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
         raise InputError("--gpus", gpus, "no layout of the fixed degrees divides it: tp x cp x pp must divide the GPUs")
     layout, rates, memory, tried, fitting = found
     depth = arch.depth + arch.decoder_depth
-    if depth % layout["pp"]:
-        notes.append(f"pipeline degree {layout['pp']} does not divide the {depth} layers: costed with the most loaded "
-                     f"stage of {-(-depth // layout['pp'])} layers")
-    if not layout.pop("fits"):
-        notes.append(f"no layout fits in {hw.hbm_bytes / 1e9:.0f} GB per GPU: the least memory one is shown")
-    if batch % (layout["dp"] * layout["micro_batch"]):
-        notes.append(f"global batch {batch:,} is not a multiple of dp x micro-batch = {layout['dp']} x {layout['micro_batch']}: "
-                     f"{int(rates['micro_batches'])} micro-batches per step costed, the last partly filled")
-    if arch.moe:
-        notes.append("mixture of experts: expert parallelism not searched (experts split by tensor parallelism)")
+    notes += _layout_notes(arch, hw, layout, rates, batch)
     model_flops = train_flops_per_token(arch, cluster.context)
     tokens_per_second, mfu = rates["tokens_per_second"], rates["mfu"]
     if cluster.mfu is not None:  # --mfu overrides the model's time
@@ -167,19 +157,43 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
     record.update(shape_loss_fields(depth, nonembedding + (embedding or 0), cluster.tokens, days, hours,
                                     width=arch.width, ffn=arch.ffn))
     if cluster.serve:
-        from ..serve import ERROR_NOTE, MEASURED_ERROR, serving
-
-        record.update({k: v for k, v in serving(arch, hw, cluster.context, cluster.batch, fixed.get("tp"),
-                                                             cluster.serving_efficiency or 1.0).items() if k in record})
-        record["serving_measured_error"] = dict(MEASURED_ERROR)
-        notes.append(ERROR_NOTE.format(**MEASURED_ERROR))
-        if hw.hbm_achievable is None:
-            from ...arch.hardware import ACHIEVED_SHARE
-
-            notes.append(f"serving on {hw.label}: no published decode bandwidth read; the datasheet's x A100's measured "
-                         f"share ({ACHIEVED_SHARE:.1%}) assumed (arch/hardware.py SYSTEM_SOURCES, unverified)")
+        notes += _serve(arch, hw, cluster, fixed, record)
     record["notes"] = notes + overflowed(record)
     return record
+
+
+def _layout_notes(arch: blocks.Architecture, hw, layout: dict, rates: dict, batch: int) -> list[str]:
+    """What the searched layout costs or leaves out: an uneven pipeline, no fit (``layout["fits"]``
+    is popped), a partly filled micro-batch, experts not split by expert parallelism."""
+    notes = []
+    depth = arch.depth + arch.decoder_depth
+    if depth % layout["pp"]:
+        notes.append(f"pipeline degree {layout['pp']} does not divide the {depth} layers: costed with the most loaded "
+                     f"stage of {-(-depth // layout['pp'])} layers")
+    if not layout.pop("fits"):
+        notes.append(f"no layout fits in {hw.hbm_bytes / 1e9:.0f} GB per GPU: the least memory one is shown")
+    if batch % (layout["dp"] * layout["micro_batch"]):
+        notes.append(f"global batch {batch:,} is not a multiple of dp x micro-batch = {layout['dp']} x {layout['micro_batch']}: "
+                     f"{int(rates['micro_batches'])} micro-batches per step costed, the last partly filled")
+    if arch.moe:
+        notes.append("mixture of experts: expert parallelism not searched (experts split by tensor parallelism)")
+    return notes
+
+
+def _serve(arch: blocks.Architecture, hw, cluster: Cluster, fixed: dict, record: dict) -> list[str]:
+    """--serve: the serving fields into ``record`` (cost/serve.py); returns their notes."""
+    from ..serve import ERROR_NOTE, MEASURED_ERROR, serving
+
+    record.update({k: v for k, v in serving(arch, hw, cluster.context, cluster.batch, fixed.get("tp"),
+                                            cluster.serving_efficiency or 1.0).items() if k in record})
+    record["serving_measured_error"] = dict(MEASURED_ERROR)
+    notes = [ERROR_NOTE.format(**MEASURED_ERROR)]
+    if hw.hbm_achievable is None:
+        from ...arch.hardware import ACHIEVED_SHARE
+
+        notes.append(f"serving on {hw.label}: no published decode bandwidth read; the datasheet's x A100's measured "
+                     f"share ({ACHIEVED_SHARE:.1%}) assumed (arch/hardware.py SYSTEM_SOURCES, unverified)")
+    return notes
 
 
 TIMED = ("step_seconds", "tokens_per_second", "tokens_per_second_per_gpu", "train_days", "train_gpu_hours",
