@@ -10,13 +10,13 @@ No single rule is the answer (reference card, "How a recommendation is made"). F
   catalogue's and ``published_dense.json``; newer models weigh more), its spread below and above
   measured by size, as wide as ``COVER`` of the 2023-26 models needed when each family was left
   out, wider beyond the sizes of the data; to whole layers, never below the floor. The evidence
-  above is listed (and flagged in the band or not) but no longer sets the band;
+  above is listed (and flagged in the band or not) but does not set the band;
 - the pick inside the band is made above this module (``pick.consensus_pick``: the shape that reaches
   the best shape's loss soonest, ``target.py``); ``Consensus`` and ``Pick`` hold its answer.
 
 Kaplan et al. 2020 (Figure 5, Section 3.1) found the loss nearly flat over a factor of 40 in d/L at
 fixed size: inside such a flat bowl the evidence fixes a band, not a point.
-Pure: no I/O, except that ``depth_band`` reads the catalogue once (cached) unless the models are passed in.
+Pure: no I/O, except that ``depth_band`` reads the catalogue and ``published_dense.json`` once (cached).
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from pathlib import Path
 from . import published
 from .bandfit import Practice, fit_practice, layers, point
 from .rule_type import _crossing
-from .rules import FIT, PRACTICE, REGISTRY, loglog_fit
+from .rules import FIT, PRACTICE, REGISTRY
 from ..theory.frozen import frozen
 
 SIMILAR_SIZE = 2.0  # catalogue models within this factor of the budget (in 12·L·d²) count as similar
@@ -196,7 +196,10 @@ def practice_size(budget: float, width_at_depth, fitted: Practice) -> float:
     x = math.log(budget)
     for _ in range(4):
         depth = math.exp(fitted.centre(x))
-        x = math.log(params_12(depth, width_at_depth(depth)))
+        width = width_at_depth(depth)
+        if not (width > 0 and math.isfinite(width)):  # the block cannot spend the budget there: keep N itself
+            return math.log(budget)
+        x = math.log(params_12(depth, width))
     return x
 
 
