@@ -286,8 +286,8 @@ class Consensus:
 def beyond_evidence(budget: float, band) -> str | None:
     """The consensus answer when the budget lies above all the evidence (no rule's range covers it and
     no published model is within evidence.SIMILAR_SIZE, the largest below it): the band then only
-    carries published width/depth ratios far past any trained model (6,703 layers at 1e17,
-    3,111,284 at 1e25), so the threshold rule's shape is recommended, saying why. None otherwise."""
+    extrapolates practice's trend far past any trained model (up to 9,509 layers at 1e17, 7,226,896
+    at 1e25), so the threshold rule's shape is recommended, saying why. None otherwise."""
     if band.window <= SIMILAR_SIZE:
         return None
     largest = max(published_models(), key=lambda m: params_12(m.depth, m.width))
@@ -297,4 +297,4 @@ def beyond_evidence(budget: float, band) -> str | None:
     return (f"no published evidence reaches {budget:.3g}: the largest published model, {largest.name} "
             f"({largest.depth}x{largest.width}, 12·L·d² = {size:.3g}), is {budget / size:.3g}x smaller and no rule's range "
             f"covers this budget, so the recommendation is the threshold rule's minimal-depth shape; the evidence "
-            f"band [{band.depth_band[0]:,}, {band.depth_band[1]:,}] only extrapolates published d/L and is not used.")
+            f"band [{band.depth_band[0]:,}, {band.depth_band[1]:,}] only extrapolates published practice and is not used.")
