@@ -107,6 +107,9 @@ def test_band_widens_with_the_distance_to_the_data():
     ratio = lambda band: band.depth_band[1] / band.depth_band[0]
     assert ratio(far) > ratio(near) and any("an extrapolation" in n for n in far.notes)
     assert not any("an extrapolation" in n for n in near.notes)
+    assert far.extrapolated and not near.extrapolated
+    for band in (near, far):
+        assert band.depth_band[0] <= band.centre <= band.depth_band[1]
 
 
 def test_published_frontier_models_are_inside_their_bands():

@@ -77,6 +77,8 @@ class Band:
     evidence: tuple[Evidence, ...]
     window: float  # the similar-size factor that was needed (SIMILAR_SIZE unless no evidence was within it)
     notes: tuple[str, ...]
+    centre: float | None = None  # published practice's depth at this size (layers; ``bandfit``)
+    extrapolated: bool = False  # the size lies beyond every published model the band is fitted on
 
 
 @frozen
@@ -223,7 +225,8 @@ def depth_band(budget: float, floor: int, width_at_depth: Callable[[float], floa
     low, high = fitted.interval(x, q)
     lo, hi = layers((low, high), floor)
     notes = [KAPLAN_NOTE, *band_notes(fitted, x, q, (low, high), floor)]
-    return Band(budget, floor, (lo, hi), tuple(evidence), window, tuple(notes))
+    return Band(budget, floor, (lo, hi), tuple(evidence), window, tuple(notes), math.exp(fitted.centre(x)),
+                fitted.edge(x)[1] > 0)
 
 
 def band_notes(fitted: Practice, x: float, q: float, interval: tuple[float, float], floor: int) -> list[str]:
