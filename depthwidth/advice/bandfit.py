@@ -18,12 +18,12 @@ the catalogue's and the table ``published_dense.json`` (evidence.py reads both).
   all-size value by one pseudo-model (``PRIOR_WEIGHT``) where few models are near.
 - band: exp(mu - q·s_below) .. exp(mu + q·s_above), rounded outward to whole layers; q is the smallest
   factor with which the band, refitted with each lineage left out in turn, holds ``cover`` of that
-  lineage's 2023-26 models (``calibrate``): the cover-quantile of held-out scores, as in the jackknife
-  variant of conformal prediction (Lei et al. 2018, "Distribution-free predictive inference for
-  regression", JASA 113(523):1094-1111, section 2.3), here with a lineage held out and with the
-  asymmetric scores of Romano, Patterson and Candès 2019 ("Conformalized quantile regression",
-  NeurIPS), so the coverage of a new family is approximate, not guaranteed (docs/evidence.md gives
-  it measured with q itself refitted without the family).
+  lineage's 2023-26 models (``calibrate``): the cover-quantile of held-out scores, the cross-validation
+  interval of Barber, Candès, Ramdas and Tibshirani 2021 ("Predictive inference with the jackknife+",
+  Annals of Statistics 49(1):486-507) with a lineage as the fold (conformal prediction's scores, Lei
+  et al. 2018, JASA 113(523):1094-1111), made asymmetric as in Romano, Patterson and Candès 2019
+  ("Conformalized quantile regression", NeurIPS); so the coverage of a new family is approximate,
+  not guaranteed (docs/evidence.md gives it measured with q itself refitted without the family).
 - beyond the sizes of the data (distance D in ln size past the nearest edge), the centre moves on
   with the practice slope beta (a recency-weighted log-log fit over every model) and both spreads
   widen to sqrt(s² + (gap·D)²), gap = 1/3 - beta: how far keeping the published aspect ratio
