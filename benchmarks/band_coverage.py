@@ -1,17 +1,18 @@
 """The evidence band's coverage against its width (issue 46): the numbers and the curve in docs/evidence.md.
 
-    python benchmarks/band_coverage.py
+    python benchmarks/band_coverage.py          # the tables (about a minute: one fit per family and year)
+    python benchmarks/band_coverage.py --plot docs/band_coverage.png   # and the curve as a figure
 
-For each cover (the share the band is fitted to hold, ``evidence.fit_practice_spread``), the band is
-refitted on the catalogue and measured on the held-out table tests/data/published_dense_2023_26.json
-(verified rows: published dense decoder LMs of 2023-2026 not in the catalogue), each model at its own
-12·L·d² with itself and any rule built from it left out; then the catalogue's own leave-one-out
-coverage, and the time split (fitted on the catalogue's models up to 2022, measured on every model of
-2023-2026). Prints markdown tables; a few seconds.
+The band (advice/bandfit.py) is fitted on the catalogue's decoder LMs and advice/published_dense.json.
+Every figure here is out of sample: a model's band is fitted with its whole lineage (family without
+version) left out. Printed: the coverage of the 2023-26 models against the width factor q (the
+curve; the shipped q is the narrowest that reaches 85%), the misses at the shipped q, the coverage
+with q itself refitted without the family (nested), each year left out, the forward time split
+(fitted up to 2023, measured on 2024-26), and the kernel scales tried.
 """
 from __future__ import annotations
 
-import json
+import math
 import statistics
 import sys
 from pathlib import Path
@@ -19,51 +20,104 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from depthwidth.advice.evidence import RULE_MODELS, depth_band, fit_practice_spread, published_models  # noqa: E402
+from depthwidth.advice import bandfit  # noqa: E402
+from depthwidth.advice.evidence import COVER, SHIPPED_Q, practice_points  # noqa: E402
 
 
-def minimal_depth(budget):
-    depth = 1
-    while 12 * depth * 9**depth < budget:
-        depth += 1
-    return depth
+def curve(predictions, factors):
+    """Rows (q, coverage, n inside, median hi/lo) of the held-out predictions at each factor."""
+    rows = []
+    for q in factors:
+        share, median, _ = bandfit.coverage(predictions, q)
+        rows.append((q, share, round(share * len(predictions)), median))
+    return rows
 
 
-def measure(rows, spread, models=None, exclude=()):
-    """(inside, n, median hi/lo, the names outside) of (name, depth, width) rows."""
-    inside, ratios, misses = 0, [], []
-    for name, depth, width in rows:
-        size = 12 * depth * width**2
-        lo, hi = depth_band(size, minimal_depth(size), exclude=(name, *exclude), models=models, spread=spread).depth_band
-        inside += lo <= depth <= hi
-        ratios.append(hi / lo)
-        if not lo <= depth <= hi:
-            misses.append(f"{name} {depth} [{lo}, {hi}]")
-    return inside, len(rows), statistics.median(ratios), misses
+def nested(points):
+    """(inside, n, median hi/lo): each lineage left out of the fit AND of q's calibration."""
+    inside, ratios = 0, []
+    for group in sorted({p.group for p in points if p.year >= bandfit.TARGET_FIRST_YEAR}):
+        rest = [p for p in points if p.group != group]
+        fitted, q = bandfit.fit_practice(rest), bandfit.calibrate(rest, COVER)
+        held = [(p, fitted) for p in points if p.group == group and p.year >= bandfit.TARGET_FIRST_YEAR]
+        share, _, _ = bandfit.coverage(held, q)
+        inside += round(share * len(held))
+        ratios += [hi / lo for lo, hi in (bandfit.layers(fitted.interval(p.x, q)) for p, _ in held)]
+    return inside, len(ratios), statistics.median(ratios)
 
 
-def main():
-    table = [r for r in json.loads((ROOT / "tests/data/published_dense_2023_26.json").read_text())["rows"] if r["verified"]]
-    held = [(r["name"], r["depth"], r["width"]) for r in table]
-    catalogue = published_models()
-    own = [(m.name, m.depth, m.width) for m in catalogue]
-    print("| cover fitted | q | held-out coverage | held-out median hi/lo | catalogue leave-one-out | its median hi/lo |")
-    print("| --- | --- | --- | --- | --- | --- |")
-    for cover in (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95):
-        spread = fit_practice_spread(catalogue, cover)
-        a, n, ra, misses = measure(held, spread)
-        b, m, rb, _ = measure(own, spread)
-        print(f"| {cover:.2f} | {spread.q:.2f} | {a}/{n} ({a / n:.1%}) | {ra:.2f} | {b}/{m} ({b / m:.1%}) | {rb:.2f} |")
-        if cover == 0.85:
-            shipped_misses = misses
-    print("\nheld-out misses at 0.85:", "; ".join(shipped_misses))
-    old = tuple(m for m in catalogue if m.year <= 2022)
-    later = tuple(name for names in RULE_MODELS.values() for name in names)
-    spread = fit_practice_spread(old, exclude=later)
-    rows = [(m.name, m.depth, m.width) for m in catalogue if m.year >= 2023] + held
-    a, n, ra, _ = measure(rows, spread, models=old, exclude=later)
-    print(f"\ntime split (fitted on {len(old)} models up to 2022): {a}/{n} ({a / n:.1%}) of 2023-2026 at median hi/lo {ra:.2f}")
+def by_year(points):
+    """Lines: each year of 2023-2025 left out of the fit and of q; then fitted up to 2023, measured on 2024-26."""
+    lines = []
+    for year in (2023, 2024, 2025):
+        rest = [p for p in points if p.year != year]
+        fitted, q = bandfit.fit_practice(rest), bandfit.calibrate(rest, COVER)
+        held = [(p, fitted) for p in points if p.year == year]
+        share, median, misses = bandfit.coverage(held, q)
+        lines.append(f"| {year} left out | {round(share * len(held))}/{len(held)} ({share:.1%}) | {median:.2f} | q {q:.2f} |")
+    old = [p for p in points if p.year <= 2023]
+    fitted, q = bandfit.fit_practice(old), bandfit.calibrate(old, COVER)
+    held = [(p, fitted) for p in points if p.year >= 2024]
+    share, median, _ = bandfit.coverage(held, q)
+    lines.append(f"| fitted up to 2023, on 2024-26 | {round(share * len(held))}/{len(held)} ({share:.1%}) | {median:.2f} | q {q:.2f} |")
+    return lines
+
+
+def scales(points):
+    """Lines: the kernel scales h (centre) and h_s (spread) tried, each at its own calibrated q."""
+    saved = bandfit.CENTRE_SCALE, bandfit.SPREAD_SCALE, bandfit.local_line.__defaults__
+    lines = []
+    try:
+        for h in (math.log(2) / 3, math.log(2) / 2, math.log(2)):
+            cells = []
+            for hs in (math.log(2) / 4, math.log(2) / 2, math.log(2)):
+                bandfit.CENTRE_SCALE, bandfit.SPREAD_SCALE, bandfit.local_line.__defaults__ = h, hs, (h,)
+                q = bandfit.calibrate(points, COVER)
+                share, median, _ = bandfit.coverage(bandfit.held_out_predictions(points), q)
+                cells.append(f"{median:.2f} ({share:.0%})")
+            lines.append(f"| {math.exp(h):.2f}x | " + " | ".join(cells) + " |")
+    finally:
+        bandfit.CENTRE_SCALE, bandfit.SPREAD_SCALE, bandfit.local_line.__defaults__ = saved
+    return lines
+
+
+def plot(rows, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    ax.plot([r[3] for r in rows], [100 * r[1] for r in rows], marker=".")
+    ax.axhline(100 * COVER, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("median hi/lo of the band")
+    ax.set_ylabel("2023-26 models inside (%), family left out")
+    ax.set_title("Evidence band: coverage against width")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main(argv):
+    points = practice_points()
+    predictions = bandfit.held_out_predictions(points)
+    factors = sorted({round(0.1 * k, 1) for k in range(5, 21)} | {SHIPPED_Q})
+    rows = curve(predictions, factors)
+    print(f"{len(points)} published decoder LMs, {len(predictions)} of 2023-26; each lineage left out\n")
+    print("| q | inside | coverage | median hi/lo |\n| --- | --- | --- | --- |")
+    for q, share, inside, median in rows:
+        mark = " (shipped)" if q == SHIPPED_Q else ""
+        print(f"| {q:.2f}{mark} | {inside}/{len(predictions)} | {share:.1%} | {median:.2f} |")
+    _, _, misses = bandfit.coverage(predictions, SHIPPED_Q)
+    print("\nmisses at the shipped q:", "; ".join(f"{n} {d} [{lo}, {hi}]" for n, d, lo, hi in misses))
+    inside, n, median = nested(points)
+    print(f"\nnested (q refitted without the family too): {inside}/{n} ({inside / n:.1%}) at median hi/lo {median:.2f}\n")
+    print("| held out | inside | median hi/lo | q |\n| --- | --- | --- | --- |")
+    print("\n".join(by_year(points)))
+    print("\n| centre scale h | h_s = 1.19x | h_s = 1.41x | h_s = 2x |\n| --- | --- | --- | --- |")
+    print("\n".join(scales(points)))
+    if "--plot" in argv:
+        plot(rows, argv[argv.index("--plot") + 1])
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -6,16 +6,17 @@ No single rule is the answer (reference card, "How a recommendation is made"). F
   range or not and verified or not, and what the catalogue's published decoder language models of
   similar size trained (``catalog.json``), each carried to N at its own aspect ratio d/L;
 - band [lo, hi]: a prediction interval for the depth a published model of size N trains at
-  (``bandfit.py``): centred on the weighted mean of the used evidence's ln depths (published models
-  weighted by their distance in size), as wide as ``COVER`` of the catalogue's own models needed when
-  each was left out of its own band (size-dependent spread, conformal factor), wider where the
-  evidence lies far in size; to whole layers, never below the floor;
+  (``bandfit.py``): a local fit of ln depth on ln size over the published dense decoder LMs (the
+  catalogue's and ``published_dense.json``; newer models weigh more), its spread below and above
+  measured by size, as wide as ``COVER`` of the 2023-26 models needed when each family was left
+  out, wider beyond the sizes of the data; to whole layers, never below the floor. The evidence
+  above is listed (and flagged in the band or not) but does not set the band;
 - the pick inside the band is made above this module (``pick.consensus_pick``: the shape that reaches
   the best shape's loss soonest, ``target.py``); ``Consensus`` and ``Pick`` hold its answer.
 
 Kaplan et al. 2020 (Figure 5, Section 3.1) found the loss nearly flat over a factor of 40 in d/L at
 fixed size: inside such a flat bowl the evidence fixes a band, not a point.
-Pure: no I/O, except that ``depth_band`` reads the catalogue once (cached) unless the models are passed in.
+Pure: no I/O, except that ``depth_band`` reads the catalogue and ``published_dense.json`` once (cached).
 """
 from __future__ import annotations
 
@@ -23,15 +24,16 @@ import math
 from typing import Callable, Iterable
 
 from functools import lru_cache
+from pathlib import Path
 
-from .bandfit import Spread, fit_spread, log_kernel_weight, weighted_centre
-from .rules.record import _crossing
-from .rules.builtin import REGISTRY, loglog_fit
-from .rules.record import FIT, PRACTICE
+from . import published
+from .bandfit import Practice, fit_practice, layers, point
+from .rules.builtin import REGISTRY
+from .rules.record import FIT, PRACTICE, _crossing
 from ..core.frozen import frozen
 
 SIMILAR_SIZE = 2.0  # catalogue models within this factor of the budget (in 12·L·d²) count as similar
-COVER = 0.85  # the band's target: the share of published models' depths it holds, by conformal prediction
+COVER = 0.85  # the band's target: the share of published 2023-26 models' depths it holds, each family left out
 WIDEN = (2.0, 4.0, 8.0, 16.0, 64.0, 1e3, math.inf)  # windows tried, in order, until some evidence is used
 PREFERENCES = ("train", "serve", "balanced")
 DEFAULT_PREFERENCE = "balanced"
@@ -42,7 +44,7 @@ KAPLAN_NOTE = ("Kaplan et al. 2020 (arXiv 2001.08361, Figure 5 and Section 3.1):
 
 
 # Registry rules built from catalogue models: leaving one of these models out leaves the rule out too.
-# (The MobileLLM, MiniCPM and DeepSeek names are rows of tests/data/published_dense_2023_26.json, not of the catalogue.)
+# (The MobileLLM, MiniCPM and DeepSeek names are rows of published_dense.json, not of the catalogue.)
 RULE_MODELS = {"llama3-practice": ("llama3-8b", "llama3-70b", "llama3-405b"),
                "mobilellm": ("mobilellm-125m", "mobilellm-350m", "mobilellm-600m", "mobilellm-1b", "mobilellm-1.5b"),
                "minicpm": ("minicpm-1.2b", "minicpm-2.4b"), "deepseek-llm": ("deepseek-llm-7b", "deepseek-llm-67b")}
@@ -75,6 +77,8 @@ class Band:
     evidence: tuple[Evidence, ...]
     window: float  # the similar-size factor that was needed (SIMILAR_SIZE unless no evidence was within it)
     notes: tuple[str, ...]
+    centre: float | None = None  # published practice's depth at this size (layers; ``bandfit``)
+    extrapolated: bool = False  # the size lies beyond every published model the band is fitted on
 
 
 @frozen
@@ -162,72 +166,87 @@ def used_evidence(budget: float, width_at_depth, exclude: Iterable[str] = (), mo
     return rules + found, used, window
 
 
-def centre(used: list[Evidence], budget: float) -> tuple[float, float, float]:
-    """(mu, n_eff, distance) of the used evidence (``bandfit``): the weighted mean of ln depth, its
-    effective count, and the distance in ln size to the nearest piece (0 when a rule answers at N)."""
-    points = [(math.log(e.depth), 0.0 if e.size is None else log_kernel_weight(e.size, budget)) for e in used]
-    mu, n_eff = weighted_centre(points)
-    distance = min(0.0 if e.size is None else abs(math.log(e.size / budget)) for e in used)
-    return mu, n_eff, distance
+PUBLISHED_DENSE = Path(__file__).with_name("published_dense.json")  # the band's data besides the catalogue
 
 
-# practice_spread() as fitted on the committed catalogue (tests/test_evidence_band.py refits and compares):
-# shipped so that a plan does not refit 43 leave-one-out bands (1-2 s) at every start.
-SHIPPED_SPREAD = Spread(c0=-1.59712, c1=-0.119532, x0=22.687412, q=1.55997, gap=0.107205, cover=COVER, n=43)
+@lru_cache(maxsize=1)
+def practice_points() -> tuple:
+    """The band's data (``bandfit.Point``): the catalogue's decoder LMs and the verified rows of
+    ``published_dense.json`` (published dense decoder LMs of 2023-26 not in the catalogue)."""
+    import json
+
+    rows = json.loads(PUBLISHED_DENSE.read_text(encoding="utf-8"))["rows"]
+    points = [point(m.name, m.family, m.year, m.depth, m.width) for m in published_models()]
+    return tuple(points + [point(r["name"], r["family"], r["year"], r["depth"], r["width"]) for r in rows if r["verified"]])
 
 
-def fit_practice_spread(models, cover: float = COVER, exclude: Iterable[str] = ()) -> Spread:
-    """The band's spread fitted on published ``models`` (``bandfit.fit_spread``): each model's depth
-    against the centre of the evidence at its own 12·L·d² with itself (and any rule built from it, and
-    the names in ``exclude``) left out, with the paper's block there (width sqrt(N/12L))."""
-    points = []
-    for model in models:
-        size = params_12(model.depth, model.width)
-        _, used, _ = used_evidence(size, paper_width(size), (model.name, *exclude), models)
-        mu, n_eff, distance = centre(used, size)
-        points.append((math.log(size), math.log(model.depth) - mu, n_eff, distance))
-    _, beta = loglog_fit([(m.depth, m.width) for m in models])
-    return fit_spread(points, beta, cover)
+@lru_cache(maxsize=64)
+def practice(exclude: frozenset = frozenset()) -> Practice:
+    """Published practice fitted on ``practice_points()`` without the names in ``exclude``."""
+    return fit_practice(p for p in practice_points() if p.name not in exclude)
 
 
-@lru_cache(maxsize=None)
-def practice_spread(cover: float = COVER) -> Spread:
-    """``fit_practice_spread`` on the catalogue's decoder LMs (what ``SHIPPED_SPREAD`` holds at ``COVER``)."""
-    return fit_practice_spread(published_models(), cover)
+# bandfit.calibrate(practice_points(), COVER) on the committed data (tests/test_evidence_band.py refits
+# and compares): shipped so that a plan does not refit one band per left-out family (about 1 s) at every start.
+SHIPPED_Q = 1.224994
+
+
+def practice_size(budget: float, width_at_depth, fitted: Practice) -> float:
+    """x = ln 12·L·d² of the shape practice would train at ``budget`` with the caller's block: the
+    budget's width at practice's depth, found by a few steps of the fixed point (exact for the
+    paper's block, where 12·L·d² is the budget)."""
+    x = math.log(budget)
+    for _ in range(4):
+        depth = math.exp(fitted.centre(x))
+        width = width_at_depth(depth)
+        if not (width > 0 and math.isfinite(width)):  # the block cannot spend the budget there: keep N itself
+            return math.log(budget)
+        x = math.log(params_12(depth, width))
+    return x
 
 
 def depth_band(budget: float, floor: int, width_at_depth: Callable[[float], float] | None = None,
-               exclude: Iterable[str] = (), models=None, spread: Spread | None = None) -> Band:
+               exclude: Iterable[str] = (), models=None, fitted: Practice | None = None, q: float | None = None) -> Band:
     """The consensus band at ``budget`` (non-embedding parameters of the caller's block).
 
     ``floor``: the theory's minimal depth. ``width_at_depth(L)``: the width spending the budget at
-    depth L with the caller's block (default: the paper's 12·L·d²). ``exclude``: catalogue model
-    names to leave out (leave-one-out checks; a rule built from such a model is left out too).
-    ``models``: the published models to weigh (default ``published_models()``, the one read of
-    catalog.json; pass them in to keep the call free of I/O). The spread is the catalogue's fit
-    (``SHIPPED_SPREAD``) unless ``spread`` is given (a refit: another cover, other models)."""
+    depth L with the caller's block (default: the paper's 12·L·d²). ``exclude``: model names to
+    leave out (leave-one-out checks: of the band's fit, of the listed evidence, and any rule built
+    from such a model). ``models``: the catalogue rows listed as evidence (default
+    ``published_models()``). The band is published practice (``practice()``, refitted without the
+    excluded names) at ``SHIPPED_Q`` unless ``fitted`` or ``q`` is given (a refit: other data, another cover)."""
     width_at_depth = width_at_depth or paper_width(budget)
-    evidence, used, window = used_evidence(budget, width_at_depth, tuple(exclude), models)
-    notes = [KAPLAN_NOTE]
-    if window > SIMILAR_SIZE:
-        notes.append(f"no rule's range covers {budget:.3g} and no published model lies within a factor of "
-                     f"{SIMILAR_SIZE:g}: the band comes from the nearest published models ("
-                     + ("of any size" if math.isinf(window) else f"within a factor of {window:g}")
-                     + ") at their own d/L, an extrapolation")
-    mu, n_eff, distance = centre(used, budget)
-    spread = spread or SHIPPED_SPREAD
-    half = spread.half_width(budget, n_eff, distance)
-    low, high = math.exp(mu - half), math.exp(mu + half)
-    lo = max(floor, math.floor(low))
-    hi = max(lo, math.ceil(high))
-    if lo > math.floor(low):
-        notes.append(f"the evidence reaches down to depth {low:.1f}; the band starts at the theory's minimal depth {floor}")
-    notes.append(f"band [{lo}, {hi}]: {math.exp(mu):.1f} layers (the weighted mean of {len(used)} pieces of used evidence, "
-                 f"{n_eff:.1f} effective) times/over e^{half:.2f}, an interval that held {spread.cover:.0%} of the "
-                 f"catalogue's {spread.n} published depths when each was left out (spread {spread.sigma(budget):.2f} in "
-                 f"ln depth at this size" + (f", widened for evidence {math.exp(distance):.1f}x away in size" if distance > math.log(SIMILAR_SIZE) else "")
-                 + f"; docs/evidence.md), never below the minimal depth {floor}")
-    return Band(budget, floor, (lo, hi), tuple(evidence), window, tuple(notes))
+    exclude = tuple(exclude)
+    evidence, _, window = used_evidence(budget, width_at_depth, exclude, models)
+    if fitted is None:
+        fitted = practice(frozenset(exclude) & {p.name for p in practice_points()})
+    q = SHIPPED_Q if q is None else q
+    x = practice_size(budget, width_at_depth, fitted)
+    low, high = fitted.interval(x, q)
+    lo, hi = layers((low, high), floor)
+    notes = [KAPLAN_NOTE, *band_notes(fitted, x, q, (low, high), floor)]
+    return Band(budget, floor, (lo, hi), tuple(evidence), window, tuple(notes), math.exp(fitted.centre(x)),
+                fitted.edge(x)[1] > 0)
+
+
+def band_notes(fitted: Practice, x: float, q: float, interval: tuple[float, float], floor: int) -> list[str]:
+    """What the band says: its centre and spread, an extrapolation beyond the data, the floor."""
+    notes = []
+    inside, distance = fitted.edge(x)
+    if distance > 0:
+        side = "larger" if x > inside else "smaller"
+        notes.append(f"12·L·d² = {math.exp(x):.3g} is {math.exp(distance):.3g}x {side} than every published model the "
+                     f"band is fitted on: its centre follows practice's slope (depth ∝ N^{fitted.beta:.2f}) and it widens "
+                     f"with the distance in log size, an extrapolation")
+    lo, hi = layers(interval, floor)
+    if lo > math.floor(interval[0]):
+        notes.append(f"the evidence reaches down to depth {interval[0]:.1f}; the band starts at the theory's minimal depth {floor}")
+    below, above = fitted.spread(x)
+    notes.append(f"band [{lo}, {hi}]: published practice at this size trains {math.exp(fitted.centre(x)):.1f} layers (a "
+                 f"local fit of ln depth on ln size over {len(fitted.points)} published dense decoder LMs, newer ones "
+                 f"weighed more), the band e^-{q * below:.2f} to e^+{q * above:.2f} around it: as wide as {COVER:.0%} of the "
+                 f"2023-26 models needed when each family was left out (docs/evidence.md), never below the minimal depth {floor}")
+    return notes
 
 
 def evidence_records(band: Band) -> list[dict]:
@@ -270,8 +289,8 @@ class Consensus:
 def beyond_evidence(budget: float, band) -> str | None:
     """The consensus answer when the budget lies above all the evidence (no rule's range covers it and
     no published model is within evidence.SIMILAR_SIZE, the largest below it): the band then only
-    carries published width/depth ratios far past any trained model (6,703 layers at 1e17,
-    3,111,284 at 1e25), so the threshold rule's shape is recommended, saying why. None otherwise."""
+    extrapolates practice's trend far past any trained model (up to 9,509 layers at 1e17, 7,226,896
+    at 1e25), so the threshold rule's shape is recommended, saying why. None otherwise."""
     if band.window <= SIMILAR_SIZE:
         return None
     largest = max(published_models(), key=lambda m: params_12(m.depth, m.width))
@@ -281,4 +300,4 @@ def beyond_evidence(budget: float, band) -> str | None:
     return (f"no published evidence reaches {budget:.3g}: the largest published model, {largest.name} "
             f"({largest.depth}x{largest.width}, 12·L·d² = {size:.3g}), is {budget / size:.3g}x smaller and no rule's range "
             f"covers this budget, so the recommendation is the threshold rule's minimal-depth shape; the evidence "
-            f"band [{band.depth_band[0]:,}, {band.depth_band[1]:,}] only extrapolates published d/L and is not used.")
+            f"band [{band.depth_band[0]:,}, {band.depth_band[1]:,}] only extrapolates published practice and is not used.")
