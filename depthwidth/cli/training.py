@@ -190,11 +190,13 @@ def costed(record, arch, spec, fixed: tuple = (), rate=None):
     if rate is not None:
         from ..cost.run import run_costs
 
-        return with_costs(record, {**cost_fields(run_costs(arch, spec), spec.tokens is not None), **dict.fromkeys(TIME_FIELDS)})
+        return with_costs(record, {**cost_fields(run_costs(arch, spec), spec.tokens is not None), **dict.fromkeys(TIME_FIELDS)},
+                          spec)
     from ..cost.modeled import modeled_costs
 
     costs, extra = modeled_costs(arch, spec, fixed, serve=False)
     fields = cost_fields(costs, spec.tokens is not None)
     if spec.gpus is None:  # searched on one node; without --gpus no wall-clock days (as sweep)
         fields["train_days"] = None
-    return with_costs(record, {**fields, **{name: extra.get(name) for name in TIME_FIELDS}, "calibrated_on": spec.calibrated_on})
+    return with_costs(record, {**fields, **{name: extra.get(name) for name in TIME_FIELDS}, "calibrated_on": spec.calibrated_on},
+                      spec)

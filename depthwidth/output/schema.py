@@ -17,10 +17,35 @@ def _attribute(module: str, name: str):
     return lambda: getattr(import_module(f"depthwidth.{module}"), name)
 
 
-def _comparison():
-    from ..advice.reports import _comparison_report
+def _costed(module: str, name: str):
+    """The record ``name`` of ``module`` as a command prints it with its costs (``run`` and ``serve``:
+    ``cost.fields.costed_type``)."""
+    def load():
+        from ..cost.fields import costed_type
 
-    return _comparison_report()
+        return costed_type(getattr(import_module(f"depthwidth.{module}"), name))
+    return load
+
+
+def _comparison():
+    """compare's record: both sides with their costs."""
+    from ..advice.reports import _comparison_report
+    from ..arch.record import ShapeRecord
+    from ..cost.fields import costed_type
+    from ..theory.frozen import frozen_class
+
+    side = costed_type(ShapeRecord)
+    return frozen_class("ComparisonReport", [("deep", side), ("shallow", side)], bases=(_comparison_report(),))
+
+
+def _sweep():
+    """sweep's rows: without a training length, or with its costs (``--tokens``)."""
+    from typing import Union
+
+    from ..loop.sweep import SweepRow
+    from ..loop.sweep_costs import CostedSweepRow
+
+    return Union[SweepRow, CostedSweepRow]
 
 
 # name -> (the record's type, whether `--format json` prints an array of them, what prints it)
@@ -35,8 +60,9 @@ RECORDS = {
     "compare": (_comparison, False, "compare --format json"),
     "equiv": (_attribute("theory.comparison", "Equivalence"), True, "equiv --format json"),
     "models": (_attribute("advice.reports", "ModelReport"), True, "models --format json"),
-    "inspect": (_attribute("advice.reports", "ConfigReport"), True, "inspect --format json"),
-    "sweep": (_attribute("loop.sweep", "SweepRow"), True, "sweep --format json"),
+    "inspect": (_costed("advice.reports", "ConfigReport"), True, "inspect --format json"),
+    "cost": (_attribute("cost.fields", "CostRow"), True, "cost --format json"),
+    "sweep": (_sweep, True, "sweep --format json (with --tokens, each row with its run)"),
     "export": (_attribute("loop.export", "Export"), True, "export --format json"),
     "fit": (_attribute("loop.sizes", "SizeOptimum"), True, "fit --format json (one record per size)"),
     "rules": (_attribute("advice.rules", "Rule"), True, "rules --format json"),
