@@ -200,9 +200,13 @@ class Serving(Serve):
     measured_error: dict | None = None
 
 
-# `cost`'s flat fields (0.4) -> their paths in its row (``CostRow``); NESTED's names keep their paths
+# `cost`'s flat fields (0.4: ``predict.predict``'s record) -> their paths in its row (``CostRow``)
 COST_NESTED = {
-    **{name: path for name, path in NESTED.items() if not path.startswith("serve.")},
+    **{name: f"run.{name}" for name in ("tokens", "train_gpu_hours", "train_days", "time_to_target_days",
+                                         "time_to_target_gpu_hours", "mfu", "tokens_per_second", "step_seconds", "layout",
+                                         "calibrated_on")},
+    "train_memory_per_gpu_bytes": "run.memory_per_gpu_bytes",
+    "loss_vs_best": "loss.vs_best", "loss_vs_best_low": "loss.low", "loss_vs_best_high": "loss.high",
     **{name: f"run.{name}" for name in ("gpu", "gpus", "context", "global_batch", "interleave", "tokens_per_second_per_gpu", "hfu",
                                          "bubble_fraction", "layouts_searched", "layouts_fitting", "billed_ratio")},
     "loss_fitted_params_low": "loss.fitted_params_low", "loss_fitted_params_high": "loss.fitted_params_high",
