@@ -143,7 +143,8 @@ def test_every_renamed_path_is_a_field_of_its_command():
     printed_by = {"cost": json_of(["cost", "24x2048", "--tokens", "2e10", "--serve"])[0],
                   "sweep": json_of(["sweep", "--params", "1e9", "--count", "1", "--tokens", "2e10"])[0],
                   "compare": json_of(["compare", "--deep", "12x768", "--shallow", "6x1086"]),
-                  "inspect": json_of(["inspect", "tests/configs/llama-7b.json"])[0]}
+                  "inspect": json_of(["inspect", "tests/configs/llama-7b.json"])[0],
+                  "models": json_of(["models", "--filter", "llama3-8b"])[0]}
     for command, record in printed_by.items():
         fields = set(field_names(record))
         assert {new for new in BY_COMMAND[command].values()} <= fields, command

@@ -48,10 +48,12 @@ RENAMES: dict[str, str | None] = {**NESTED, **PLAN_RENAMES}
 SWEEP_RENAMES = {**NESTED, "loss_vs_best": "predicted_loss.vs_best", "loss_vs_best_low": "predicted_loss.low",
                  "loss_vs_best_high": "predicted_loss.high"}
 # compare: each side's cost fields, under its name
-COMPARE_RENAMES = {f"{side}.{old}": f"{side}.{new}" for side in ("deep", "shallow") for old, new in NESTED.items()}
+COMPARE_RENAMES = {f"{side}.{old}": f"{side}.{new}" for side in ("deep", "shallow") for old, new in NESTED.items()
+                   if not new.startswith("loss.")}  # compare's sides had no loss penalty
 # per command (``emit``'s ``command``); a command not named here: the plan's and a shape's
 BY_COMMAND: dict[str, dict[str, str | None]] = {"plan": RENAMES, "cost": COST_NESTED, "sweep": SWEEP_RENAMES,
-                                                "compare": COMPARE_RENAMES, "inspect": NESTED, "models": NESTED}
+                                                "compare": COMPARE_RENAMES, "inspect": NESTED,
+                                                "models": {old: new for old, new in NESTED.items() if new.startswith("loss.")}}
 
 
 def renamed(names: list[str], fields: list[str], command: str = "plan") -> list[str]:
