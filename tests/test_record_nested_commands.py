@@ -160,3 +160,14 @@ def test_csv_headers_are_the_dotted_paths(args, dotted):
     header = run([*args, "--format", "csv"]).stdout.splitlines()[0].split(",")
     assert dotted <= set(header)
     assert not {"layout", "mfu", "loss_vs_best", "train_days", "fits_on_gpu"} & set(header)
+
+
+def test_the_cost_schema_rejects_a_flat_row():
+    """`depthwidth schema cost` holds the nested row: a row with its run spread flat (0.4) fails on ``run``."""
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(run(["schema", "cost"]).stdout)
+    [row] = json_of(["cost", "24x2048", "--tokens", "2e10"])
+    jsonschema.validate([row], schema)
+    flat = {**{k: v for k, v in row.items() if k != "run"}, **row["run"]}
+    with pytest.raises(jsonschema.ValidationError, match="run"):
+        jsonschema.validate([flat], schema)
