@@ -37,7 +37,7 @@ def _calibrate(tmp_path, shape, options, *measurement):
 
 def _cost(shape, options, profile):
     [record] = parse_json(run(["cost", shape, *options, "--profile", str(profile), "--format", "json"]))
-    return record
+    return record["run"]
 
 
 def test_the_issue_acceptance_run_reproduces_its_step(tmp_path):
@@ -162,12 +162,12 @@ def _decode(shape, options, profile=None, batch=1):
 def test_a_measured_time_per_output_token_is_reproduced_by_cost_serve(tmp_path):
     record, profile = _calibrate(tmp_path, "32x4096", SERVE, "--time-per-output-token", "0.0125")
     assert json.loads(profile.read_text())["serving"]["efficiency"] == pytest.approx(record["serving_efficiency"])
-    assert _decode("32x4096", SERVE, profile)["decode_seconds_per_token"] == pytest.approx(0.0125, rel=0.01)
+    assert _decode("32x4096", SERVE, profile)["serve"]["decode_seconds_per_token"] == pytest.approx(0.0125, rel=0.01)
 
 
 def test_a_measured_decode_rate_is_the_whole_batchs(tmp_path):
     _, profile = _calibrate(tmp_path, "32x4096", SERVE, "--decode-tokens-per-second", "1200", "--batch", "16")
-    assert _decode("32x4096", SERVE, profile, batch=16)["decode_tokens_per_second"] == pytest.approx(1200, rel=0.01)
+    assert _decode("32x4096", SERVE, profile, batch=16)["serve"]["decode_tokens_per_second"] == pytest.approx(1200, rel=0.01)
 
 
 def test_a_vllm_serving_log_gives_its_median_tpot(tmp_path):
@@ -194,15 +194,15 @@ def test_each_section_applies_to_its_own_figures(tmp_path):
     served_dir.mkdir()
     _, serving = _calibrate(served_dir, "24x2048", SMALL, "--time-per-output-token", "0.004")
     by_training, by_serving = _decode("24x2048", SMALL, training), _decode("24x2048", SMALL, serving)
-    assert by_training["step_seconds"] == pytest.approx(1.7, rel=0.01)
-    assert by_training["decode_seconds_per_token"] == pytest.approx(plain["decode_seconds_per_token"], rel=1e-9)
-    assert by_serving["step_seconds"] == pytest.approx(plain["step_seconds"], rel=1e-9)
-    assert by_serving["decode_seconds_per_token"] == pytest.approx(0.004, rel=0.01)
+    assert by_training["run"]["step_seconds"] == pytest.approx(1.7, rel=0.01)
+    assert by_training["serve"]["decode_seconds_per_token"] == pytest.approx(plain["serve"]["decode_seconds_per_token"], rel=1e-9)
+    assert by_serving["run"]["step_seconds"] == pytest.approx(plain["run"]["step_seconds"], rel=1e-9)
+    assert by_serving["serve"]["decode_seconds_per_token"] == pytest.approx(0.004, rel=0.01)
     both = json.loads(training.read_text())
     both["serving"] = json.loads(serving.read_text())["serving"]
     training.write_text(json.dumps(both))
     record = _decode("24x2048", SMALL, training)
-    assert (record["step_seconds"], record["decode_seconds_per_token"]) == pytest.approx((1.7, 0.004), rel=0.01)
+    assert (record["run"]["step_seconds"], record["serve"]["decode_seconds_per_token"]) == pytest.approx((1.7, 0.004), rel=0.01)
 
 
 def test_a_profile_with_no_section_or_a_stray_key_is_one_line(tmp_path):

@@ -39,6 +39,7 @@ def test_cost_table_shows_the_figures_its_json_holds():
     L, d, T = 100_000, 1_000_000, 2048
     flops_per_token = 6 * 12 * L * d**2 + 12 * L * T * d  # 6·N + attention over T (run.py; no vocabulary)
     rate = 0.001 * H100_BF16 * 8 / flops_per_token
+    r = r["run"]
     assert r["tokens_per_second"] == pytest.approx(rate, rel=1e-9)
     assert r["train_days"] == pytest.approx(1e50 / rate / 86400, rel=1e-9)
     table = run([*args, "--wide"]).stdout
@@ -96,7 +97,7 @@ def test_plan_deepens_a_rule_pick_shallower_than_the_stages():
 
 def test_sweep_rows_deep_enough_are_costed():
     rows = parse_json(run(["sweep", "-p", "1e8", "--pp", "16", "--depths", "16:24:4", "--tokens", "2e9", "--format", "json"]))
-    assert [r["depth"] for r in rows] == [16, 20, 24] and all(r["train_gpu_hours"] for r in rows)
+    assert [r["depth"] for r in rows] == [16, 20, 24] and all(r["run"]["train_gpu_hours"] for r in rows)
 
 
 # ---- MEDIUM: one --mfu range ---------------------------------------------------------------------------

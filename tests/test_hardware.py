@@ -258,11 +258,12 @@ def test_a_new_row_reaches_gpu_help_docs_and_costing(monkeypatch):
     [new] = json.loads(_with_row({}, *COST, "--gpu", "test-alias"))
     h100 = subprocess.run([sys.executable, "-m", "depthwidth", *COST, "--gpu", "h100"], capture_output=True, text=True, timeout=120)
     [old] = json.loads(h100.stdout)
+    new, old = new["run"], old["run"]
     assert new["gpu"] == "test-chip" and new["gpus"] == old["gpus"] == 8
     assert new["tokens_per_second_per_gpu"] == pytest.approx(old["tokens_per_second_per_gpu"], rel=1e-12)
     # and with a 72-GPU NVLink domain of 4-GPU hosts, a run without --gpus is on 72 GPUs, not on one host's 4
     [nvl72] = json.loads(_with_row({"chips_per_host": 4, "nvlink_domain": 72, "gpus_per_node": 72}, *COST, "--gpu", "test-chip"))
-    assert nvl72["gpus"] == 72
+    assert nvl72["run"]["gpus"] == 72
     # docs: the generated table gains the row
     gen = importlib.util.spec_from_file_location("gen_hardware", Path(__file__).resolve().parents[1] / "docs" / "gen_hardware.py")
     module = importlib.util.module_from_spec(gen)

@@ -48,12 +48,12 @@ def test_field_selects_a_warning_by_the_shape_it_concerns(field, shown):
 
 
 def test_pipeline_warnings_concern_the_recommended_shape():
-    """--pp 40 at 2e8: the pick is deepened to 41 layers (not a multiple of 40): both warnings are about
+    """--pp 30 at 2e8: the pick is deepened to 41 layers (not a multiple of 30): both warnings are about
     the recommended shape, so a threshold field hides them and a recommended field shows them."""
-    args = ["plan", "--params", "2e8", "--pp", "40", "--gpus", "40", "--field"]
+    args = ["plan", "--params", "2e8", "--pp", "30", "--gpus", "30", "--field"]
     hidden, shown = run(args + ["threshold.width"]), run(args + ["recommended.depth"])
-    assert "--pp 40" not in hidden.stderr
-    assert "--pp 40: the recommended shape" in shown.stderr and "--pp 40 does not divide" in shown.stderr
+    assert "--pp 30" not in hidden.stderr
+    assert "--pp 30: the recommended shape" in shown.stderr and "--pp 30 does not divide" in shown.stderr
 
 
 @pytest.mark.parametrize("mode", [[], ["--brief"]])

@@ -47,7 +47,7 @@ def test_warnings_about_a_shape_not_asked_for_stay_off_stderr():
 
 def test_inspect_prints_the_flops_per_token_its_total_is_made_of():
     [record] = json.loads(run("inspect", "tests/configs/llama-7b.json", "--tokens", "1e12", "--format", "json").stdout)
-    per_token = record["train_flops"] / 1e12  # the total over the tokens: one figure
+    per_token = record["run"]["train_flops"] / 1e12  # the total over the tokens: one figure
     table = run("inspect", "tests/configs/llama-7b.json", "--tokens", "1e12", columns="140").stdout
     assert f"{per_token / 1e9:.3g}B" in table
     line = next(l for l in table.splitlines() if "training FLOPs per token" in l)
@@ -60,4 +60,4 @@ def test_sweep_memory_is_in_gb_like_plan():
     assert "GiB" not in table and "GB/GPU" in table  # issue 45: the unit in the header, as plan's screen
     for r in rows:
         line = next(line for line in table.splitlines() if line.startswith(r["id"]))
-        assert f" {r['train_memory_per_gpu_bytes'] / 1e9:,.1f}" in line
+        assert f" {r['run']['memory_per_gpu_bytes'] / 1e9:,.1f}" in line

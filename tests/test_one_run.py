@@ -21,8 +21,14 @@ def _cost(shape: str, options: list, *extra) -> dict:
     return record
 
 
+def _run(record: dict) -> dict:
+    """The ``run`` record of a cost row, plan candidate, sweep row or compare side (issue 42: one Run in every command)."""
+    return record["run"]
+
+
 def _agree(record: dict, reference: dict, what: str, step: str = "step_seconds", days: str = "train_days") -> None:
     """Step time and days within TOLERANCE of the reference, and a wall-clock time at all."""
+    reference = _run(reference)
     assert record[step] == pytest.approx(reference["step_seconds"], rel=TOLERANCE), what
     assert reference["train_days"] is not None and record[days] == pytest.approx(reference["train_days"], rel=TOLERANCE), what
 
@@ -61,7 +67,7 @@ def test_plan_sweep_and_compare_agree_with_cost(label, arch, budget, options):
     reference = _cost(shape, options, "--arch", arch, "--kv-heads", str(plan["recommended"]["kv_heads"]))
     assert reference["params_nonembedding"] == plan["recommended"]["params_nonembedding"], label  # the same block
     _agree(plan["recommended"]["run"], reference, f"plan: {label}")
-    assert plan["recommended"]["run"]["layout"] == reference["layout"], label
+    assert plan["recommended"]["run"]["layout"] == _run(reference)["layout"], label
     for candidate in plan["candidates"][:2]:  # the candidates are timed as the pick is
         alike = _cost(_shape(candidate), options, "--arch", arch, "--kv-heads", str(candidate["kv_heads"]))
         if alike["params_nonembedding"] == candidate["params_nonembedding"]:  # a candidate's snapped ffn: cost has no --ffn
@@ -71,11 +77,11 @@ def test_plan_sweep_and_compare_agree_with_cost(label, arch, budget, options):
     for row in rows:
         alike = _cost(_shape(row), options, "--arch", arch, "--kv-heads", str(row["kv_heads"]))
         assert alike["params_nonembedding"] == row["params_nonembedding"], label
-        _agree(row, alike, f"sweep row {row['id']}: {label}")
+        _agree(_run(row), alike, f"sweep row {row['id']}: {label}")
 
     if arch == "vanilla":  # compare reads bare shapes as the paper's block
         deep = run(["compare", "--deep", shape, "--shallow", shape, *options, "--format", "json"])
-        _agree(parse_json(deep)["deep"], reference, f"compare: {label}")
+        _agree(_run(parse_json(deep)["deep"]), reference, f"compare: {label}")
 
 
 INSPECTED = [
@@ -93,9 +99,9 @@ def test_inspect_agrees_with_cost(config, options):
     path = f"tests/configs/{config}"
     [record] = parse_json(run(["inspect", path, *options, "--format", "json"]))
     [reference] = parse_json(run(["cost", "--config", path, *options, "--format", "json"]))
-    _agree(record, reference, f"inspect {config}")
-    assert record["layout"] == reference["layout"]
-    assert record["train_gpu_hours"] == pytest.approx(reference["train_gpu_hours"], rel=TOLERANCE)
+    _agree(_run(record), reference, f"inspect {config}")
+    assert _run(record)["layout"] == _run(reference)["layout"]
+    assert _run(record)["train_gpu_hours"] == pytest.approx(_run(reference)["train_gpu_hours"], rel=TOLERANCE)
 
 
 def test_the_issue_acceptance_run_gives_one_answer():
@@ -104,6 +110,7 @@ def test_the_issue_acceptance_run_gives_one_answer():
                "--context", "4096", "--recompute", "selective", "--tokens", "2e12", "--format", "json"]
     [cost] = json.loads(run(["cost", "--config", "tests/configs/llama-7b.json", *options]).stdout)
     [inspected] = json.loads(run(["inspect", "tests/configs/llama-7b.json", *options]).stdout)
+    cost, inspected = cost["run"], inspected["run"]
     assert inspected["train_days"] == pytest.approx(cost["train_days"], rel=TOLERANCE)
     # the layout is the one given, and the days are the tokens at the step's pace
     assert cost["layout"] == {"tp": 2, "pp": 1, "dp": 32, "cp": 1, "micro_batch": 2, "recompute": "selective", "zero": 1,
@@ -117,7 +124,7 @@ def test_the_issue_acceptance_run_gives_one_answer():
 ])
 def test_the_batch_arithmetic_is_exact_and_default_batches_are_powers_of_two(shape, options):
     """Issue 41: GPT-3's token batch turned into 244, 488 or 977 sequences forced a micro-batch of 1 or 31."""
-    record = _cost(shape, options)
+    record = _run(_cost(shape, options))
     lay = record["layout"]
     assert lay["dp"] * lay["micro_batch"] * lay["accumulation"] == record["global_batch"]
     if "--global-batch" not in options:
@@ -126,22 +133,25 @@ def test_the_batch_arithmetic_is_exact_and_default_batches_are_powers_of_two(sha
 
 def test_every_preset_defaults_to_flash_attention():
     """The README's first plan ran the vanilla block unfused (MFU 0.23); flash unless --attention unfused."""
-    flash = _cost("24x2048", ["--gpus", "8", "--tokens", "1e10"])
-    unfused = _cost("24x2048", ["--gpus", "8", "--tokens", "1e10", "--attention", "unfused"])
+    flash = _run(_cost("24x2048", ["--gpus", "8", "--tokens", "1e10"]))
+    unfused = _run(_cost("24x2048", ["--gpus", "8", "--tokens", "1e10", "--attention", "unfused"]))
+    assert (flash["attention"], unfused["attention"]) == ("flash", "unfused")
     assert flash["mfu"] > unfused["mfu"] and flash["train_days"] < unfused["train_days"]
 
 
 def test_a_small_model_on_one_node_keeps_a_simpler_zero_stage():
     """Issue 41: ZeRO-3 hid its gathers behind compute and won every tie on memory, so a 125M model on one
     node got ZeRO-3; on equal step times the simpler stage is kept."""
-    record = _cost("12x768", ["--gpus", "8", "--tokens", "2.5e9"])
+    record = _run(_cost("12x768", ["--gpus", "8", "--tokens", "2.5e9"]))
     assert record["layout"]["zero"] < 3
-    fixed = _cost("12x768", ["--gpus", "8", "--tokens", "2.5e9", "--zero", "3"])
+    fixed = _run(_cost("12x768", ["--gpus", "8", "--tokens", "2.5e9", "--zero", "3"]))
     assert fixed["step_seconds"] >= record["step_seconds"] * (1 - 1e-12)  # ZeRO-3 is never faster
 
 
 def test_without_gpus_a_model_one_node_cannot_hold_gets_the_smallest_cluster_that_fits():
-    record = _cost("80x8192", ["--arch", "llama", "--tokens", "1.5e13"])
-    smaller = _cost("80x8192", ["--arch", "llama", "--gpus", str(record["gpus"] // 2), "--tokens", "1.5e13"])
-    assert record["gpus"] > 8 and any(f"{record['gpus']:,} GPUs" in n for n in record["notes"])
-    assert record["train_memory_per_gpu_bytes"] <= 80e9 and smaller["train_memory_per_gpu_bytes"] > 80e9
+    row = _cost("80x8192", ["--arch", "llama", "--tokens", "1.5e13"])
+    record = _run(row)
+    smaller = _run(_cost("80x8192", ["--arch", "llama", "--gpus", str(record["gpus"] // 2), "--tokens", "1.5e13"]))
+    assert record["gpus"] > 8 and any(f"{record['gpus']:,} GPUs" in n for n in row["notes"])
+    assert record["memory_per_gpu_bytes"] <= 80e9 and smaller["memory_per_gpu_bytes"] > 80e9
+    assert record["fits"] and not smaller["fits"]

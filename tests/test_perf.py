@@ -147,11 +147,11 @@ def test_cost_command_fields(run):
     out = parse_json(run(["cost", "32x4096", "--arch", "llama", "--gpu", "h100", "--gpus", "64", "--tokens", "2e11",
                           "--serve", "--format", "json"]))
     r = out[0]
-    lay = r["layout"]
+    lay = r["run"]["layout"]
     assert lay["tp"] * lay["pp"] * lay["dp"] * lay["cp"] == 64
-    assert math.isclose(r["train_days"] * 86400 * r["tokens_per_second"], 2e11, rel_tol=1e-9)
-    assert math.isclose(r["train_gpu_hours"], r["train_days"] * 24 * 64, rel_tol=1e-9)
-    assert r["decode_seconds_per_token"] > 0 and r["prefill_seconds"] > 0
+    assert math.isclose(r["run"]["train_days"] * 86400 * r["run"]["tokens_per_second"], 2e11, rel_tol=1e-9)
+    assert math.isclose(r["run"]["train_gpu_hours"], r["run"]["train_days"] * 24 * 64, rel_tol=1e-9)
+    assert r["serve"]["decode_seconds_per_token"] > 0 and r["serve"]["prefill_seconds"] > 0
     # the loss model's penalty (docs/loss.md): k·[ln(L/L*(N))² + q·ln(φ/4)²] with N the total count, inside its
     # interval; Llama 3 8B's feed-forward is 14,336 (meta-llama/llama3 params: ffn_dim_multiplier 1.3 of 2·4d/3, multiple 1024)
     from depthwidth.cost.loss import SHIPPED
@@ -159,17 +159,17 @@ def test_cost_command_fields(run):
     total = r["params_nonembedding"] + r["params_embedding"]
     optimum = math.exp(SHIPPED.a + SHIPPED.b * math.log(total / 1e9))
     want = math.exp(SHIPPED.ln_k) * (math.log(32 / optimum) ** 2 + SHIPPED.q * math.log(14336 / 4096 / 4) ** 2)
-    assert math.isclose(r["loss_vs_best"], want, rel_tol=1e-9)
-    assert r["loss_vs_best_low"] <= r["loss_vs_best"] <= r["loss_vs_best_high"]
+    assert math.isclose(r["loss"]["vs_best"], want, rel_tol=1e-9)
+    assert r["loss"]["low"] <= r["loss"]["vs_best"] <= r["loss"]["high"]
     # and the time to the best shape's loss is at least its own training time
-    assert r["time_to_target_days"] >= r["train_days"]
-    assert 0 < r["mfu"] <= r["hfu"] < 1
+    assert r["run"]["time_to_target_days"] >= r["run"]["train_days"]
+    assert 0 < r["run"]["mfu"] <= r["run"]["hfu"] < 1
 
 
 def test_cost_fixed_values_stay(run):
     r = parse_json(run(["cost", "32x4096", "--arch", "llama", "--gpus", "64", "--tp", "2", "--pp", "4", "--micro-batch", "2",
                         "--recompute", "full", "--zero", "1", "--format", "json"]))[0]
-    assert r["layout"] == {"tp": 2, "pp": 4, "dp": 8, "cp": 1, "micro_batch": 2, "recompute": "full", "zero": 1,
+    assert r["run"]["layout"] == {"tp": 2, "pp": 4, "dp": 8, "cp": 1, "micro_batch": 2, "recompute": "full", "zero": 1,
                            "accumulation": 1024 // (8 * 2)}  # GPT-3's 2M tokens for 7B: 977 sequences, to the power of two 1,024
 
 
@@ -179,7 +179,7 @@ def test_mfu_overrides_the_model(run):
     from depthwidth.cost.run import train_flops_per_token
 
     per_token = train_flops_per_token(preset("vanilla").architecture(24, 2048), 2048)
-    assert math.isclose(r["tokens_per_second"], 0.4 * 989.5e12 * 8 / per_token, rel_tol=1e-9)
+    assert math.isclose(r["run"]["tokens_per_second"], 0.4 * 989.5e12 * 8 / per_token, rel_tol=1e-9)
 
 
 def test_cost_stdin_shapes(run):

@@ -129,10 +129,10 @@ def test_a_named_profile_times_the_run_at_its_efficiency_and_says_so(run):
             "--gpu", row["gpu"], "--gpus", str(row["gpus"]), "--tp", str(row["tp"]), "--pp", str(row["pp"]),
             "--global-batch", str(row["global_batch"]), "--context", str(row["seq_len"]), "--recompute", row["recompute"],
             "--attention", "unfused", "--format", "json"]
-    out = parse_json(run(args + ["--profile", "megatron-lm-2021"]))[0]
+    out = parse_json(run(args + ["--profile", "megatron-lm-2021"]))[0]["run"]
     assert out["calibrated_on"].startswith("named profile megatron-lm-2021")
     efficiency = STACK_PROFILES["megatron-lm-2021"][2]["a100-80gb"][0]
-    plain = parse_json(run(args))[0]
+    plain = parse_json(run(args))[0]["run"]
     # the same layout, compute time divided by the efficiency instead of 0.82: the step is a + b / efficiency
     assert out["layout"] == plain["layout"]
     assert out["tokens_per_second"] > plain["tokens_per_second"] * (1 + 0.5 * (efficiency / 0.82 - 1))

@@ -171,17 +171,18 @@ def test_compare_and_inspect_records_carry_costs():
     record = json.loads(out.stdout)
     for side in ("deep", "shallow"):
         shape = record[side]
-        assert shape["tokens"] == 2e10
-        assert shape["train_flops"] == pytest.approx(paper_flops_per_token(shape["depth"], shape["width"]) * 2e10, rel=1e-12)
-        assert shape["train_days"] is None and shape["kv_cache_bytes_per_sequence"] == 4 * shape["depth"] * shape["width"] * 2048
+        run_, serve = shape["run"], shape["serve"]
+        assert run_["tokens"] == 2e10
+        assert run_["train_flops"] == pytest.approx(paper_flops_per_token(shape["depth"], shape["width"]) * 2e10, rel=1e-12)
+        assert run_["train_days"] is None and serve["kv_cache_bytes_per_sequence"] == 4 * shape["depth"] * shape["width"] * 2048
     out = run(["inspect", "tests/configs/llama-7b.json", "--tokens", "1e12", "--gpus", "8", "--format", "json"])
     assert out.code == 0, out.stderr
     [record] = json.loads(out.stdout)
-    assert record["tokens"] == 1e12 and record["train_days"] == pytest.approx(record["train_gpu_hours"] / 8 / 24)
-    assert record["kv_cache_bytes_per_sequence"] == 2 * record["depth"] * record["kv_heads"] * record["head_dim"] * 2 * 2048
+    assert record["run"]["tokens"] == 1e12 and record["run"]["train_days"] == pytest.approx(record["run"]["train_gpu_hours"] / 8 / 24)
+    assert record["serve"]["kv_cache_bytes_per_sequence"] == 2 * record["depth"] * record["kv_heads"] * record["head_dim"] * 2 * 2048
     out = run(["inspect", "tests/configs/llama-7b.json", "--format", "json"])
     [record] = json.loads(out.stdout)
-    assert record["train_flops"] is None and record["train_memory_per_gpu_bytes"] > 0
+    assert record["run"]["train_flops"] is None and record["run"]["memory_per_gpu_bytes"] > 0
 
 
 def test_plan_rules_lists_every_rule_and_the_consensus():
@@ -300,7 +301,7 @@ def test_a_plan_one_node_cannot_hold_names_the_smallest_cluster():
     assert any(f"smallest cluster that fits, {gpus} GPUs" in n for n in out["notes"]), out["notes"]
     shape = f"{out['recommended']['depth']}x{out['recommended']['width']}"
     cost = json.loads(run(["cost", shape, "--arch", "llama", "--kv-heads", str(out["recommended"]["kv_heads"]),
-                           "--format", "json"]).stdout)[0]
+                           "--format", "json"]).stdout)[0]["run"]
     assert cost["gpus"] == gpus
     # a model one node holds stays on one node
     small = json.loads(run(["plan", "--params", "1e9", "--format", "json"]).stdout)[0]
@@ -312,7 +313,7 @@ def test_compare_without_gpus_ranks_both_on_the_smallest_cluster_that_holds_the_
     both are costed on the smallest cluster of whole nodes that holds the larger, the one cost picks for it, and
     the screen names it."""
     out = run(["compare", "--deep", "80x8192x64", "--shallow", "64x9216x72"]).stdout
-    cost = json.loads(run(["cost", "64x9216x72", "--format", "json"]).stdout)[0]
+    cost = json.loads(run(["cost", "64x9216x72", "--format", "json"]).stdout)[0]["run"]
     assert cost["gpus"] > 8
     assert f"on {cost['gpus']} x h100 (the smallest cluster that fits, {cost['gpus'] // 8} nodes: no" in " ".join(out.split())
     assert "NO fit" not in out

@@ -19,11 +19,13 @@ OUTPUTS = {
     "compare": [["compare", "--deep", "12x768", "--shallow", "6x1086"], ["compare", "--deep", "llama-7b", "--shallow", "2x64x1"]],
     "equiv": [["equiv", "--deep", "6x1000x16", "--depth", "1:5"], ["equiv", "--deep", "2x9", "--depth", "1"]],
     "models": [["models"]],
-    "inspect": [["inspect", "tests/configs/llama-7b.json", "tests/configs/t5-base.json", "tests/configs/gpt2.json"]],
+    "inspect": [["inspect", "tests/configs/llama-7b.json", "tests/configs/t5-base.json", "tests/configs/gpt2.json"],
+                ["inspect", "tests/configs/llama-7b.json", "--tokens", "2e12", "--gpus", "64"]],
     "rules": [["rules"]],
     "reproduce": [["reproduce"]],
     "certify": [["certify", "2x8x1", "--templates", "40"]],
-    "sweep": [["sweep", "--params", "1e9", "--count", "4"]],
+    "sweep": [["sweep", "--params", "1e9", "--count", "4"], ["sweep", "--params", "1e9", "--count", "2", "--tokens", "2e10", "--gpus", "8"]],
+    "cost": [["cost", "24x2048", "12x768", "--tokens", "2e10", "--serve"], ["cost", "32x4096", "--arch", "llama", "--mfu", "0.4"]],
 }
 
 

@@ -77,7 +77,7 @@ def test_compare_names_the_shape_to_train_with_costs_figures(deep, shallow, toke
     length = float(tokens) if tokens else 20 * max(s["params_nonembedding"] for s in sides)  # Hoffmann et al. 2022
     costs = _json(["cost", deep, shallow, "--tokens", repr(length)], monkeypatch)
     names = [f"{s['depth']}x{s['width']}" for s in sides]
-    times = [c["time_to_target_days"] or float("inf") for c in costs]
+    times = [c["run"]["time_to_target_days"] or float("inf") for c in costs]
     assert sides[0]["params_nonembedding"] == sides[1]["params_nonembedding"]  # one size: one target for both commands
     assert max(times) > 1.1 * min(times), "a clear pick, beyond a near tie"
     pick = times.index(min(times))
@@ -86,8 +86,8 @@ def test_compare_names_the_shape_to_train_with_costs_figures(deep, shallow, toke
     loss = _row(text, "loss vs best [95%]")
     days = [cell.split()[0] for cell in _row(text, next(line.split("  ")[0] for line in text.splitlines() if line.startswith("days at ")))]
     for i, c in enumerate(costs):
-        assert loss[i].startswith(f"{c['loss_vs_best']:+.1%} ["), (loss[i], c["loss_vs_best"])
-        expected = c["train_days"]
+        assert loss[i].startswith(f"{c['loss']['vs_best']:+.1%} ["), (loss[i], c["loss"]["vs_best"])
+        expected = c["run"]["train_days"]
         assert float(days[i].replace(",", "")) == pytest.approx(expected, rel=0.06 if expected < 1 else 0.01), (days[i], expected)
     for word in ("loss vs best", "step time, MFU", "memory per GPU", "decode latency", "theory", "why"):
         assert word in text, word
@@ -119,7 +119,8 @@ def test_compare_json_has_no_screen_fields(monkeypatch):
 def test_cost_of_one_shape_is_one_table(monkeypatch):
     text = screen(DEFAULTS["cost-one"], monkeypatch)
     assert sum(line.startswith("shape ") for line in text.splitlines()) == 1
-    [r] = _json(DEFAULTS["cost-one"], monkeypatch)
+    [row] = _json(DEFAULTS["cost-one"], monkeypatch)
+    r = row["run"]
     lay = r["layout"]
     assert f"layout tp {lay['tp']} x pp {lay['pp']} x dp {lay['dp']}, micro-batch {lay['micro_batch']}" in text
     assert f"{r['mfu']:.1%}" in text and f"{r['step_seconds']:.3g}" in text

@@ -200,27 +200,31 @@ def test_sweep_rows_carry_the_costs_of_their_training_run():
     assert list(rows[0])[-1] == "loss"
     for r in rows:
         per_token = 6 * r["params_active"] + 12 * r["depth"] * 2048 * r["width"] + 6 * LLAMA_VOCAB * r["width"]  # PaLM App. B
-        assert r["tokens"] == 2e10 and r["train_flops"] == pytest.approx(per_token * 2e10, rel=1e-12)
+        run_ = r["run"]
+        assert run_["tokens"] == 2e10 and run_["train_flops"] == pytest.approx(per_token * 2e10, rel=1e-12)
         hours = per_token * 2e10 / (H100_BF16_DENSE * 0.4) / 3600
-        assert r["train_gpu_hours"] == pytest.approx(hours, rel=1e-3) and r["train_days"] == pytest.approx(hours / 8 / 24, rel=1e-3)
-        assert r["kv_cache_bytes_per_sequence"] == 2 * r["depth"] * r["kv_heads"] * 64 * 2 * 2048  # head_dim 64 (1B)
-        assert r["train_memory_per_gpu_bytes"] == run_memory(r, 8)
-        assert r["fits_on_gpu"] == (r["train_memory_per_gpu_bytes"] <= H100_MEMORY)
+        assert run_["train_gpu_hours"] == pytest.approx(hours, rel=1e-3) and run_["train_days"] == pytest.approx(hours / 8 / 24, rel=1e-3)
+        assert r["serve"]["kv_cache_bytes_per_sequence"] == 2 * r["depth"] * r["kv_heads"] * 64 * 2 * 2048  # head_dim 64 (1B)
+        assert run_["memory_per_gpu_bytes"] == run_memory(r, 8)
+        assert run_["fits"] == (run_["memory_per_gpu_bytes"] <= H100_MEMORY)
     table = ok("sweep", "--params", "1e9", "--arch", "llama", "--count", "3", "--tokens", "2e10").stdout
     assert "GPU-hours" in table and "GB/GPU" in table  # issue 45: GPU-hours may give way to the width, named on a line
 
 
 def test_costs_without_gpus_have_no_days_and_tokens_alone_are_the_budget():
     rows = json.loads(ok("sweep", "--tokens", "2e10", "--arch", "llama", "--count", "2", "--format", "json", "--mfu", "0.4").stdout)
-    assert all(r["budget"] == 10**9 and r["tokens"] == 2e10 and r["train_days"] is None for r in rows)  # N = D / 20
-    assert all(r["train_memory_per_gpu_bytes"] == run_memory(r, 1) for r in rows)
+    assert all(r["budget"] == 10**9 and r["run"]["tokens"] == 2e10 and r["run"]["train_days"] is None for r in rows)  # N = D / 20
+    assert all(r["run"]["memory_per_gpu_bytes"] == run_memory(r, 1) for r in rows)
     plain = json.loads(ok("sweep", "--params", "1e9", "--count", "2", "--format", "json").stdout)
-    assert all("tokens" not in r and "train_flops" not in r for r in plain)
+    assert all("run" not in r and "serve" not in r for r in plain)
     header = ok("sweep", "--params", "1e9", "--count", "2", "--tokens", "2e10", "--format", "csv").stdout.splitlines()[0]
-    assert "tokens,train_flops,train_gpu_hours,train_days,train_memory_per_gpu_bytes,fits_on_gpu,kv_cache_bytes_per_sequence,mfu," in header
-    assert header.endswith("decode_seconds_per_token,calibrated_on,loss")  # the performance model's fields, the profile, loss last
+    assert ("run.tokens,run.step_seconds,run.tokens_per_second,run.mfu,run.train_flops_per_token,run.train_flops,"
+            "run.train_gpu_hours,run.train_days,") in header and ",run.memory_per_gpu_bytes,run.fits," in header
+    assert header.endswith("run.calibrated_on,serve.kv_cache_bytes_per_sequence,serve.inference_memory_bytes,"
+                           "serve.decode_seconds_per_token,loss")  # the run and serving records (issue 42), the loss to fill in last
     rows = json.loads(ok("sweep", "--tokens", "2e10", "--arch", "llama", "--count", "2", "--format", "json").stdout)
-    assert all(r["train_days"] is None and 0 < r["mfu"] < 1 and r["layout"]["dp"] * r["layout"]["tp"] * r["layout"]["pp"] == 8
+    assert all(r["run"]["train_days"] is None and 0 < r["run"]["mfu"] < 1
+               and r["run"]["layout"]["dp"] * r["run"]["layout"]["tp"] * r["run"]["layout"]["pp"] == 8
                for r in rows)  # searched on one node of 8 H100s; no --gpus: no days
 
 

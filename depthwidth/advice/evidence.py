@@ -26,7 +26,6 @@ from typing import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
 
-from . import published
 from .bandfit import Practice, fit_practice, layers, point
 from .rules.builtin import REGISTRY
 from .rules.record import FIT, PRACTICE, _crossing

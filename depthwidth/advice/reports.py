@@ -7,6 +7,7 @@ from functools import lru_cache
 from ..arch.hardware import tp_sizes
 from .rules.builtin import empirical_optimum
 from ..arch.record import ShapeRecord, block_fields, fractional_heads_note, repeats, shape_record
+from ..cost.fields import Loss
 from ..theory.separation import bounds, min_depth
 from ..core.frozen import frozen
 
@@ -96,9 +97,9 @@ def compare_with_blocks(comparison, deep_arch, shallow_arch):
                                 shallow_empirical_depth=empirical_optimum(comparison.shallow.params_12Ld2)[0])
 
 # the loss model (cost/loss.py; the same one plan and sweep use) on a given shape: the optimum depth for
-# its size, and its predicted loss penalty against the best shape of its size, each with its interval
-LOSS_TYPES = dict.fromkeys(("optimal_depth", "optimal_depth_low", "optimal_depth_high", "loss_vs_best", "loss_vs_best_low",
-                            "loss_vs_best_high"), "float")
+# its size, and its predicted loss penalty against the best shape of its size (``loss``: plan's Loss record),
+# each with its interval
+LOSS_TYPES = {**dict.fromkeys(("optimal_depth", "optimal_depth_low", "optimal_depth_high"), "float"), "loss": "Loss"}
 
 
 @frozen
@@ -146,8 +147,9 @@ def loss_report(depth: int, size: float, width: int | None = None, ffn: int | No
     feed-forward ratio) and ``size`` parameters (cost/loss.py)."""
     from ..cost.loss import loss_penalty, optimal_depth
 
-    values = [*optimal_depth(max(size, 1)), *loss_penalty(depth, max(size, 1), None, width, ffn)]
-    return {name: float(v) for name, v in zip(LOSS_TYPES, values)}
+    optimum = [float(v) for v in optimal_depth(max(size, 1))]
+    penalty = Loss(*(float(v) for v in loss_penalty(depth, max(size, 1), None, width, ffn)))
+    return dict(optimal_depth=optimum[0], optimal_depth_low=optimum[1], optimal_depth_high=optimum[2], loss=penalty)
 
 
 def size_notes(depth: int, width: int, size: int, vocab: int | None, ffn: int | None = None) -> tuple[tuple[str, ...], int, float, float]:
@@ -160,7 +162,7 @@ def size_notes(depth: int, width: int, size: int, vocab: int | None, ffn: int | 
     notes = [f"depth {depth} {side} the minimal depth {lowest} for its size (threshold rule, Levine et al. 2020)",
              f"optimal depth for its size by the loss model: {optimum:.0f} [{low:.0f}, {high:.0f}]; this model is "
              f"{'deeper' if depth > optimum else 'shallower'} by {abs(depth / optimum - 1):.0%}, a predicted loss penalty of "
-             f"{loss['loss_vs_best']:+.2%} [{loss['loss_vs_best_low']:+.2%}, {loss['loss_vs_best_high']:+.2%}] vs the best shape "
+             f"{loss['loss'].vs_best:+.2%} [{loss['loss'].low:+.2%}, {loss['loss'].high:+.2%}] vs the best shape "
              "of its size (fitted on Gemstones and Petty et al., 41M-2B; docs/loss.md)",
              f"the Levine et al. fit alone (one rule of the evidence) puts it at depth {emp_depth:.1f}, width {emp_width:,.0f}"]
     if vocab is not None and width > vocab:

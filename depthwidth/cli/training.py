@@ -182,7 +182,7 @@ def pipeline_stages(pp, named, uneven: bool = True) -> None:
 def costed(record, arch, spec, fixed: tuple = (), rate=None):
     """``record`` with the cost fields of ``arch`` under ``spec`` (all null when the layout is unknown):
     timed by the performance model in its best layout of the ``fixed`` fields (``cost.perf.modeled``, as
-    cost, plan and sweep time it), or at the flat --mfu ``rate``."""
+    cost, plan and sweep time it; with its decode time per token), or at the flat --mfu ``rate``."""
     from ..cost.fields import TIME_FIELDS, cost_fields, empty_cost_fields, with_costs
 
     if arch is None:
@@ -190,11 +190,13 @@ def costed(record, arch, spec, fixed: tuple = (), rate=None):
     if rate is not None:
         from ..cost.run import run_costs
 
-        return with_costs(record, {**cost_fields(run_costs(arch, spec), spec.tokens is not None), **dict.fromkeys(TIME_FIELDS)})
+        return with_costs(record, {**cost_fields(run_costs(arch, spec), spec.tokens is not None), **dict.fromkeys(TIME_FIELDS)},
+                          spec)
     from ..cost.perf.modeled import modeled_costs
 
-    costs, extra = modeled_costs(arch, spec, fixed, serve=False)
+    costs, extra = modeled_costs(arch, spec, fixed, serve=True)  # the decode time too: compare's screen prints it
     fields = cost_fields(costs, spec.tokens is not None)
     if spec.gpus is None:  # searched on one node; without --gpus no wall-clock days (as sweep)
         fields["train_days"] = None
-    return with_costs(record, {**fields, **{name: extra.get(name) for name in TIME_FIELDS}, "calibrated_on": spec.calibrated_on})
+    timed = {name: extra.get(name) for name in TIME_FIELDS + ("decode_seconds_per_token",)}
+    return with_costs(record, {**fields, **timed, "calibrated_on": spec.calibrated_on}, spec)

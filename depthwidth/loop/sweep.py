@@ -350,15 +350,15 @@ def sweep_row(snapped: Snapped, index: int, prefix: str, budget: int, count_fiel
         regime=record.regime, threshold_depth=record.threshold_depth, log3_sep_lower=record.log3_sep_lower,
         log3_sep_upper=record.log3_sep_upper, lower_vacuous=record.lower_vacuous, c2_reading=record.c2_reading,
         tp_sizes=tp_sizes(arch), flops_per_token=flops_per_token(arch, options.context),
-        kv_bytes_per_token=kv_bytes_per_token(arch), note=note, **_predicted_loss(arch, budget))
+        kv_bytes_per_token=kv_bytes_per_token(arch), note=note, predicted_loss=_predicted_loss(arch, budget))
 
 
-def _predicted_loss(arch, budget: int) -> dict:
-    """loss_vs_best (and its interval) of a sweep row: the loss model at the sweep's budget (cost/loss.py)."""
+def _predicted_loss(arch, budget: int):
+    """The loss penalty (and its interval) of a sweep row: the loss model at the sweep's budget (cost/loss.py)."""
+    from ..cost.fields import Loss
     from ..cost.loss import loss_penalty
 
-    names = ("loss_vs_best", "loss_vs_best_low", "loss_vs_best_high")
-    return {name: float(v) for name, v in zip(names, loss_penalty(arch.depth, budget, None, arch.width, arch.ffn))}
+    return Loss(*(float(v) for v in loss_penalty(arch.depth, budget, None, arch.width, arch.ffn)))
 
 
 def sweep_many(budgets: list[int], options: PlanOptions | None = None, depths: list[int] | None = None, count: int = 8,

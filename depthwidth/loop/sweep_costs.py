@@ -9,21 +9,20 @@ from __future__ import annotations
 
 from dataclasses import field, fields
 
-from ..cost.fields import RUN_FIELDS
+from ..cost.fields import Loss, Run, Serve
 from ..cost.perf.modeled import MODEL_FIELDS
-
-COST_FIELDS = RUN_FIELDS + MODEL_FIELDS + ("calibrated_on",)  # the calibration profile's line, with --profile
 from .sweep_record import SweepRow, SweepRows
 from ..core.frozen import frozen_class
 
 
-# A sweep row with its training run's costs (``cost.run.RunCosts`` fields of the same names): ``tokens``
-# trained, ``train_flops``, ``train_gpu_hours``, ``train_days`` (None without a GPU count),
-# ``train_memory_per_gpu_bytes``, ``fits_on_gpu`` and ``kv_cache_bytes_per_sequence`` (None for latent
-# attention), placed before ``loss``, which stays the last field (the one to fill in).
+FIELD_TYPES = (Loss, Run, Serve)  # the types the rows' annotations name ("Run", SweepRow's "Loss | None"), resolved here
+
+# A sweep row with its training ``run`` and ``serve`` records (``cost.fields``: Run, Serve; the records of
+# plan's candidates), filled from ``cost.run.RunCosts`` and the performance model, placed before ``loss``,
+# which stays the last field (the one to fill in).
 CostedSweepRow = frozen_class(
     "CostedSweepRow",
-    [(f.name, f.type) for f in fields(SweepRow) if f.name != "loss"] + [(name, object) for name in COST_FIELDS]
+    [(f.name, f.type) for f in fields(SweepRow) if f.name != "loss"] + [("run", "Run"), ("serve", "Serve")]
     + [("loss", "float | None", field(default=None))],
     module=__name__)
 
@@ -32,24 +31,31 @@ def costed(rows: SweepRows, specs, fixed: tuple | None = ()) -> SweepRows:
     """``rows`` with the costs of each under its ``cost.run.RunSpec`` (``specs``: one per row, or one
     for all); ``fixed``: the layout fields given, the rest searched by the performance model (None: the
     flat MFU of the spec, ``--mfu``); skipped lines, blocks and layout kept."""
-    from dataclasses import replace
-
-    from ..cost.run import record, run_costs
+    from ..cost.fields import nested
 
     specs = list(specs) if isinstance(specs, (list, tuple)) else [specs] * len(rows)
     out = []
     for row, arch, spec in zip(rows, rows.architectures, specs):
-        if fixed is None:
-            cost = {**record(run_costs(arch, spec)), **dict.fromkeys(MODEL_FIELDS), "calibrated_on": None}
-        else:
-            from ..arch.hardware import node_gpus
-            from ..cost.perf.modeled import modeled_costs
-
-            costs, extra = modeled_costs(arch, spec if spec.gpus else replace(spec, gpus=node_gpus(spec.gpu, spec.tp * spec.pp)), fixed)
-            cost = {**record(costs), **extra, "calibrated_on": spec.calibrated_on}
-            if spec.gpus is None:  # searched on one node, but a sweep without --gpus gives no wall-clock days
-                cost["train_days"] = None
+        parts = nested(_flat_costs(arch, spec, fixed), spec)
         values = {f.name: getattr(row, f.name) for f in fields(SweepRow)}
-        values.update({name: cost[name] for name in COST_FIELDS})
-        out.append(CostedSweepRow(**values))
+        out.append(CostedSweepRow(**values, run=parts["run"], serve=parts["serve"]))
     return SweepRows(out, rows.skipped, rows.architectures, rows.layout)
+
+
+def _flat_costs(arch, spec, fixed: tuple | None) -> dict:
+    """The flat cost fields of one row (``cost.run.record`` and the model's MODEL_FIELDS): at the flat MFU
+    (``fixed`` None), else in the best layout on the GPUs (one node without --gpus: then no wall-clock days)."""
+    from dataclasses import replace
+
+    from ..cost.run import record, run_costs
+
+    if fixed is None:
+        return {**record(run_costs(arch, spec)), **dict.fromkeys(MODEL_FIELDS), "calibrated_on": None}
+    from ..arch.hardware import node_gpus
+    from ..cost.perf.modeled import modeled_costs
+
+    costs, extra = modeled_costs(arch, spec if spec.gpus else replace(spec, gpus=node_gpus(spec.gpu, spec.tp * spec.pp)), fixed)
+    cost = {**record(costs), **extra, "calibrated_on": spec.calibrated_on}
+    if spec.gpus is None:  # searched on one node, but a sweep without --gpus gives no wall-clock days
+        cost["train_days"] = None
+    return cost

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..arch.blocks import Architecture
 from ..arch.record import COUNT_FIELDS, COUNT_TYPES, LAYOUT_FIELDS, repeats
+from ..cost.fields import Loss
 from ..core.frozen import frozen
 
 
@@ -15,7 +16,9 @@ from ..core.frozen import frozen
 @repeats(COUNT_TYPES, COUNT_FIELDS, after="params_12Ld2")
 class SweepRow:
     """One shape of a sweep: its ``id`` (the export folder name), the shape record, the count the
-    budget limits with its deviation, and ``loss`` (None: to fill in)."""
+    budget limits with its deviation, ``loss`` (the measured loss: None, to fill in; what `fit` reads) and
+    ``predicted_loss``, the loss model's penalty against the best shape of the budget (cost/loss.py; the
+    ``loss`` record of plan's candidates, ``cost.fields.Loss``, named apart from the loss to fill in)."""
 
     id: str
     budget: int
@@ -37,9 +40,7 @@ class SweepRow:
     kv_bytes_per_token: int | None
     note: str | None
     loss: float | None = None
-    loss_vs_best: float | None = None  # the loss model's predicted penalty vs the best shape of the budget (cost/loss.py)
-    loss_vs_best_low: float | None = None
-    loss_vs_best_high: float | None = None
+    predicted_loss: Loss | None = None
 
 
 class SweepRows(list):

@@ -21,9 +21,16 @@ def _figure(value, spec: str = ",.0f") -> str:
     return format(value, spec) if 0.1 <= abs(value) < 1e9 else f"{value:.3g}"
 
 
+def _at(r: dict, path: str):
+    """The value of a dotted field of a plain `cost` row (None where a record on the way is null)."""
+    from .records import pick
+
+    return pick(r, path)
+
+
 def _loss(r) -> str:
     """The loss penalty with its ~95% interval (docs/loss.md)."""
-    value, low, high = r.get("loss_vs_best"), r.get("loss_vs_best_low"), r.get("loss_vs_best_high")
+    value, low, high = (_at(r, f"loss.{name}") for name in ("vs_best", "low", "high"))
     if value is None:
         return "-"
     return f"+{value:.2%} [{low:.1%}, {high:.1%}]"
@@ -40,43 +47,45 @@ def _layout(r) -> str:
     from .screen import layout_text
 
     named = "" if len(r["shape"]) <= NAME_CELL else f"{r['shape']}: "
-    return f"{named}layout {layout_text(r['layout'])}"
+    return f"{named}layout {layout_text(r['run']['layout'])}"
 
 
 def _columns(records) -> list:
     """The columns the records carry, each with the order it gives way in (0: never)."""
     C = compact.Column
-    get = lambda name, fmt: [fmt(r.get(name)) for r in records]
+    get = lambda path, fmt: [fmt(_at(r, path)) for r in records]
     columns = [C("shape", [_name(r) for r in records], right=False),
-               C("step s", get("step_seconds", lambda v: _figure(v, ".3g")), drop=6),
-               C("tokens/s", get("tokens_per_second", _figure), drop=3),
-               C("MFU", get("mfu", lambda v: f"{v:.1%}")),
-               C("HFU", get("hfu", lambda v: f"{v:.1%}"), drop=1),
-               C("GB/GPU", get("train_memory_per_gpu_bytes", compact.gb)),
+               C("step s", get("run.step_seconds", lambda v: _figure(v, ".3g")), drop=6),
+               C("tokens/s", get("run.tokens_per_second", _figure), drop=3),
+               C("MFU", get("run.mfu", lambda v: f"{v:.1%}")),
+               C("HFU", get("run.hfu", lambda v: f"{v:.1%}"), drop=1),
+               C("GB/GPU", get("run.memory_per_gpu_bytes", compact.gb)),
                C("loss vs best", [_loss(r) for r in records])]
-    if any(r.get("train_days") is not None for r in records):
-        columns += [C("days", get("train_days", _days)), C("GPU-hours", get("train_gpu_hours", _figure), drop=4)]
-    if any(r.get("time_to_target_days") is not None for r in records):
-        columns += [C("target days", get("time_to_target_days", _days))]
-    if any(r.get("decode_seconds_per_token") is not None for r in records):
-        columns += [C("prefill s", get("prefill_seconds", lambda v: _figure(v, ".3g")), drop=5),
-                    C("ms/token", get("decode_seconds_per_token", lambda v: _figure(None if v is None else v * 1e3, ".2f"))),
-                    C("decode tokens/s", get("decode_tokens_per_second", _figure), drop=2)]
+    if any(_at(r, "run.train_days") is not None for r in records):
+        columns += [C("days", get("run.train_days", _days)), C("GPU-hours", get("run.train_gpu_hours", _figure), drop=4)]
+    if any(_at(r, "run.time_to_target_days") is not None for r in records):
+        columns += [C("target days", get("run.time_to_target_days", _days))]
+    if any(_at(r, "serve.decode_seconds_per_token") is not None for r in records):
+        columns += [C("prefill s", get("serve.prefill_seconds", lambda v: _figure(v, ".3g")), drop=5),
+                    C("ms/token", get("serve.decode_seconds_per_token", lambda v: _figure(None if v is None else v * 1e3, ".2f"))),
+                    C("decode tokens/s", get("serve.decode_tokens_per_second", _figure), drop=2)]
     return columns
 
 
 def cost_tables(records):
     """Step time, MFU, memory, the loss penalty and (with --tokens) days per shape, its layout beneath;
     serving columns with --serve; the predicted-vs-billed note with every time figure."""
+    from .records import plain
     from .screen import screen_width
 
     width = screen_width()
-    first = records[0] if records else {}
+    records = [plain(r) for r in records]
+    first = records[0]["run"] if records else {}
     title = (f"cost on {first.get('gpus', '?')} x {first.get('gpu', '?')}, context {first.get('context', 0):,}, batch "
              f"{first.get('global_batch', 0):,} = dp x micro-batch x accumulation" if records else "cost")
     lines = compact.table(title, _columns(records), width, under=[_layout(r) for r in records])
     notes = [n for r in records for n in r["notes"]] + [MODEL_ERROR_NOTE]
-    if not any(r.get("train_days") is not None for r in records):
+    if not any(_at(r, "run.train_days") is not None for r in records):
         notes.append("no --tokens: no days or GPU-hours (a training length gives them)")
     yield compact.text(lines + compact.notes(notes, width))
 

@@ -19,15 +19,13 @@ Y_FIELDS = (("loss.vs_best", "loss vs the best shape of this size"), ("run.time_
 
 
 def _value(record, path: str):
-    """A (dotted) field of a plan candidate or a sweep row (whose run fields are flat: ``train_days``)."""
+    """A (dotted) field of a plan candidate or a sweep row (whose ``loss`` is the measured loss to fill in:
+    its predicted penalty is ``predicted_loss``)."""
     from .screen import get
-    from ..cost.fields import NESTED
 
-    value = get(record, path)
-    if value is None:
-        flat = next((old for old, new in NESTED.items() if new == path), None)
-        value = getattr(record, flat, None) if flat else None
-    return value
+    if path.startswith("loss.") and hasattr(record, "predicted_loss"):
+        path = "predicted_loss." + path.removeprefix("loss.")
+    return get(record, path)
 
 
 def y_field(rows) -> tuple[str, str]:

@@ -5,7 +5,7 @@ CHANGELOG's table is this map. An old name that is still a field of the record i
 under ``threshold``)."""
 from __future__ import annotations
 
-from ..cost.fields import NESTED
+from ..cost.fields import COST_NESTED, NESTED
 
 _THRESHOLD = ("min_depth_exact", "min_depth", "width_exact", "width", "heads", "kv_heads", "head_dim", "ffn", "gated", "experts",
               "top_k", "params_12Ld2", "params_nonembedding", "params_active", "params_embedding", "params_with_embeddings",
@@ -44,17 +44,28 @@ PLAN_RENAMES: dict[str, str | None] = {
 }
 # every record: the old flat name, then the new path (a shape's run, loss and serve; the plan's own)
 RENAMES: dict[str, str | None] = {**NESTED, **PLAN_RENAMES}
+# sweep: ``loss`` is the measured loss to fill in (what `fit` reads), so the predicted penalty is ``predicted_loss``
+SWEEP_RENAMES = {**NESTED, "loss_vs_best": "predicted_loss.vs_best", "loss_vs_best_low": "predicted_loss.low",
+                 "loss_vs_best_high": "predicted_loss.high"}
+# compare: each side's cost fields, under its name
+COMPARE_RENAMES = {f"{side}.{old}": f"{side}.{new}" for side in ("deep", "shallow") for old, new in NESTED.items()
+                   if not new.startswith("loss.")}  # compare's sides had no loss penalty
+# per command (``emit``'s ``command``); a command not named here: the plan's and a shape's
+BY_COMMAND: dict[str, dict[str, str | None]] = {"plan": RENAMES, "cost": COST_NESTED, "sweep": SWEEP_RENAMES,
+                                                "compare": COMPARE_RENAMES, "inspect": NESTED,
+                                                "models": {old: new for old, new in NESTED.items() if new.startswith("loss.")}}
 
 
-def renamed(names: list[str], fields: list[str]) -> list[str]:
+def renamed(names: list[str], fields: list[str], command: str = "plan") -> list[str]:
     """``names`` (the --field names) with every old name that is not a field of these records replaced
-    by its new path, one deprecation line on stderr for each; an old name whose figure has no path
-    is an input error naming where it went."""
+    by its new path in ``command``'s map (``BY_COMMAND``), one deprecation line on stderr for each; an old
+    plan name whose figure has no path is an input error naming where it went."""
     from ..core.errors import InputError
 
+    renames = BY_COMMAND.get(command, RENAMES)
     out = []
     for name in names:
-        new = RENAMES.get(name, name) if name not in fields and name in RENAMES else name
+        new = renames.get(name, name) if name not in fields and name in renames else name
         if new is None or (new != name and new not in fields):
             if new is None and name in PLAN_RENAMES:
                 raise InputError("--field", name, "removed in 0.5.0: the minimal-depth shape's run is its candidate's "

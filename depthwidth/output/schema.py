@@ -18,9 +18,35 @@ def _attribute(module: str, name: str):
     return lambda: getattr(import_module(f"depthwidth.{module}"), name)
 
 
-def _built(module: str, name: str):
-    """The record type that ``depthwidth.<module>.<name>()`` builds on first use."""
-    return lambda: getattr(import_module(f"depthwidth.{module}"), name)()
+def _costed(module: str, name: str):
+    """The record ``name`` of ``module`` as a command prints it with its costs (``run`` and ``serve``:
+    ``cost.fields.costed_type``)."""
+    def load():
+        from ..cost.fields import costed_type
+
+        return costed_type(getattr(import_module(f"depthwidth.{module}"), name))
+    return load
+
+
+def _comparison():
+    """compare's record: both sides with their costs."""
+    from ..advice.reports import comparison_report_type
+    from ..arch.record import ShapeRecord
+    from ..cost.fields import costed_type
+    from ..core.frozen import frozen_class
+
+    side = costed_type(ShapeRecord)
+    return frozen_class("ComparisonReport", [("deep", side), ("shallow", side)], bases=(comparison_report_type(),))
+
+
+def _sweep():
+    """sweep's rows: without a training length, or with its costs (``--tokens``)."""
+    from typing import Union
+
+    from ..loop.sweep_record import SweepRow
+    from ..loop.sweep_costs import CostedSweepRow
+
+    return Union[SweepRow, CostedSweepRow]
 
 
 # name -> (the record's type, whether `--format json` prints an array of them, what prints it)
@@ -32,11 +58,12 @@ RECORDS = {
     "shape": (_attribute("arch.record", "ShapeRecord"), False, "the one shape record"),
     "bounds": (_attribute("arch.record", "ShapeRecord"), True, "bounds SHAPE... --format json"),
     "grid": (_attribute("theory.separation", "Bounds"), True, "bounds --depth A:B --width C:D --format json"),
-    "compare": (_built("advice.reports", "comparison_report_type"), False, "compare --format json"),
+    "compare": (_comparison, False, "compare --format json"),
     "equiv": (_attribute("theory.comparison", "Equivalence"), True, "equiv --format json"),
     "models": (_attribute("advice.reports", "ModelReport"), True, "models --format json"),
-    "inspect": (_attribute("advice.reports", "ConfigReport"), True, "inspect --format json"),
-    "sweep": (_attribute("loop.sweep_record", "SweepRow"), True, "sweep --format json"),
+    "inspect": (_costed("advice.reports", "ConfigReport"), True, "inspect --format json"),
+    "cost": (_attribute("cost.fields", "CostRow"), True, "cost --format json"),
+    "sweep": (_sweep, True, "sweep --format json (with --tokens, each row with its run)"),
     "export": (_attribute("loop.export", "Export"), True, "export --format json"),
     "fit": (_attribute("loop.sizes", "SizeOptimum"), True, "fit --format json (one record per size)"),
     "rules": (_attribute("advice.rules.record", "Rule"), True, "rules --format json"),

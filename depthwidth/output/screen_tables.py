@@ -25,7 +25,7 @@ def models_tables(records, full: bool = False):
                C("year", [cell(r.year, str) for r in shown], drop=3),
                C("d/L", [f"{r.aspect_ratio:.0f}" for r in shown], drop=2),
                C("regime", [r.regime for r in shown], right=False),
-               C("loss vs best", [cell(r.loss_vs_best, lambda v: f"{v:+.1%}") for r in shown], drop=4)]
+               C("loss vs best", [cell(r.loss and r.loss.vs_best, lambda v: f"{v:+.1%}") for r in shown], drop=4)]
     if full:
         columns += [C("12Ld²", [fmt_count(r.params_12Ld2) for r in shown]), C("active", [cell(r.params_active, fmt_count) for r in shown]),
                     C("KV B/token", [cell(r.kv_bytes_per_token, fmt_count) for r in shown]),
@@ -61,7 +61,8 @@ def _inspect_lines(r) -> tuple[list[tuple[str, str]], list[str]]:
                                          ("params_embedding", "embedding params", "embeddings"),
                                          ("params_with_embeddings", "params with embeddings", "in all"))
               for first in [field == "params_nonembedding"]]
-    per_token = getattr(r, "train_flops_per_token", None)
+    run = getattr(r, "run", None)
+    per_token = None if run is None else run.train_flops_per_token
     flops = (f"{fmt_count(per_token)} training FLOPs per token (T={DEFAULT_CONTEXT}, with logits)" if per_token is not None else
              known("FLOPs per token", r.flops_per_token, lambda v: f"{fmt_count(v)} training FLOPs per token (T={DEFAULT_CONTEXT}, stack)"))
     block = (f"{r.depth}x{r.width}x{r.heads}" + (f", {r.kv_heads} KV heads" if r.kv_heads != r.heads else "")
@@ -78,22 +79,23 @@ def _inspect_lines(r) -> tuple[list[tuple[str, str]], list[str]]:
              ("depth", f"minimal {r.min_depth} for its size; empirical optimum depth {r.empirical_depth:.1f}, "
               f"width {r.empirical_width:,.0f}"),
              ("vocab", known("vocabulary", r.vocab, lambda v: f"{v:,}" + (" (below the width)" if r.vocab_bottleneck else "")))]
-    if getattr(r, "train_memory_per_gpu_bytes", None) is not None:
-        lines.append(("run", _run_line(r)))
+    if run is not None and run.memory_per_gpu_bytes is not None:
+        lines.append(("run", _run_line(run, r.serve)))
     return [(label, text) for label, text in lines if text], missing
 
 
 VOCAB_FIGURES = {"embedding params", "params with embeddings", "vocabulary"}
 
 
-def _run_line(r) -> str:
-    """Training FLOPs and time (with --tokens), memory per GPU and KV cache per sequence of a shape record."""
-    parts = [] if r.train_flops is None else [f"train FLOPs {r.train_flops:.3g}"]
-    if r.train_days is not None or r.train_gpu_hours is not None:
-        parts.append(f"time {fmt_days(r.train_days, r.train_gpu_hours)}")
-    parts.append(f"memory/GPU {fmt_bytes(r.train_memory_per_gpu_bytes)} (fits: {'yes' if r.fits_on_gpu else 'NO'})")
-    if r.kv_cache_bytes_per_sequence is not None:
-        parts.append(f"KV cache/sequence {fmt_bytes(r.kv_cache_bytes_per_sequence)}")
+def _run_line(run, serve) -> str:
+    """Training FLOPs and time (with --tokens), memory per GPU and KV cache per sequence of a shape's ``run``
+    and ``serve`` records (cost.fields: Run, Serve)."""
+    parts = [] if run.train_flops is None else [f"train FLOPs {run.train_flops:.3g}"]
+    if run.train_days is not None or run.train_gpu_hours is not None:
+        parts.append(f"time {fmt_days(run.train_days, run.train_gpu_hours)}")
+    parts.append(f"memory/GPU {fmt_bytes(run.memory_per_gpu_bytes)} (fits: {'yes' if run.fits else 'NO'})")
+    if serve is not None and serve.kv_cache_bytes_per_sequence is not None:
+        parts.append(f"KV cache/sequence {fmt_bytes(serve.kv_cache_bytes_per_sequence)}")
     return "; ".join(parts)
 
 
@@ -133,7 +135,8 @@ def inspect_tables(records, explain: bool = False):
             why = ("the config gives no vocabulary size" if r.vocab is None and set(missing) <= VOCAB_FIGURES
                    else "this config does not say enough to count them; the notes above say what was read")
             kept.append(f"not given: {', '.join(missing)} ({why})")
-        if getattr(r, "train_memory_per_gpu_bytes", None) is not None and r.train_flops is None:
+        run = getattr(r, "run", None)
+        if run is not None and run.memory_per_gpu_bytes is not None and run.train_flops is None:
             kept.append("no --tokens: no training FLOPs or time (a training length gives them)")
         head = [f"{r.source}" + (f" ({r.model_type})" if r.model_type else "")]
         head += [line for label, text in lines for line in compact.labelled(label, text, width, 9)]

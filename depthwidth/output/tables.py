@@ -138,7 +138,7 @@ def sweep_tables(rows):
 
     width = screen_width()
     C = compact.Column
-    costs = bool(rows) and hasattr(rows[0], "train_flops")
+    costs = bool(rows) and getattr(rows[0], "run", None) is not None
     counted = lambda r: fmt_count(getattr(r, r.budget_count))
     columns = [C("id", [r.id for r in rows], right=False), C("depth", [str(r.depth) for r in rows], drop=8),
                C("width", [f"{r.width:,}" for r in rows], drop=7), C("heads", [str(r.heads) for r in rows], drop=5),
@@ -148,12 +148,12 @@ def sweep_tables(rows):
                C("d/L", [f"{r.aspect_ratio:.1f}" for r in rows], drop=9),
                C("tp", [_tp_text(r.tp_sizes) for r in rows], right=False, drop=1)]
     if costs:  # the per-token columns give way to the run's (JSON and CSV keep both)
-        loss = lambda r: "-" if getattr(r, "loss_vs_best", None) is None else f"{r.loss_vs_best:+.1%}"
+        loss = lambda r: "-" if r.predicted_loss is None else f"{r.predicted_loss.vs_best:+.1%}"
         columns += [C("loss vs best", [loss(r) for r in rows]),
-                    C("MFU", ["-" if getattr(r, "mfu", None) is None else f"{r.mfu:.2f}" for r in rows], drop=3),
-                    C("GPU-hours", [compact.hours(r.train_gpu_hours) for r in rows], drop=2),
-                    C("days", [compact.days(r.train_days) for r in rows]),
-                    C("GB/GPU", [compact.gb(r.train_memory_per_gpu_bytes) + ("" if r.fits_on_gpu else " NO") for r in rows])]
+                    C("MFU", ["-" if r.run.mfu is None else f"{r.run.mfu:.2f}" for r in rows], drop=3),
+                    C("GPU-hours", [compact.hours(r.run.train_gpu_hours) for r in rows], drop=2),
+                    C("days", [compact.days(r.run.train_days) for r in rows]),
+                    C("GB/GPU", [compact.gb(r.run.memory_per_gpu_bytes) + ("" if r.run.fits else " NO") for r in rows])]
     else:
         columns += [C("FLOPs/token", [fmt_count(r.flops_per_token) for r in rows], drop=3),
                     C("KV bytes/token", ["-" if r.kv_bytes_per_token is None else f"{r.kv_bytes_per_token:,}" for r in rows], drop=2),
@@ -165,9 +165,9 @@ def sweep_tables(rows):
     notes = (([f"attention layout: {layout}"] if layout else [])
              + [f"{r.id}: {r.note}" for r in rows if r.note] + unsharded_line(rows)
              + (["vs budget: ' !' marks a row outside the budget's tolerance"] if any(not r.within_tolerance for r in rows) else [])
-             + (["GB/GPU: 'NO' marks a run that does not fit in the GPU's memory"] if costs and any(not r.fits_on_gpu for r in rows) else [])
+             + (["GB/GPU: 'NO' marks a run that does not fit in the GPU's memory"] if costs and any(not r.run.fits for r in rows) else [])
              + ([("costs: each row in its best layout on --gpus (one node without) of --gpu, timed by the performance "
-                  "model (docs/performance.md; JSON: mfu, tokens_per_second, layout)") if any(getattr(r, "mfu", None) for r in rows)
+                  "model (docs/performance.md; JSON: run.mfu, run.tokens_per_second, run.layout)") if any(r.run.mfu for r in rows)
                  else "costs: at the flat --mfu given, with the --tokens, --gpu, --gpus, --tp, --pp, --zero, --recompute and "
                  "--context given (days need --gpus; docs/costs.md)"] if costs else [])
              + ["train each row, fill in the loss column (CSV or JSON), then: depthwidth fit RESULTS --save rule.json"])

@@ -86,8 +86,10 @@ def check_table_rows(count: int, fmt: str, field: str | None) -> None:
                                           f"use --format csv, jsonl or json for these {count:,}")
 
 
-def emit(records: Any, fmt: str, field: str | None, table: Callable[[Any], Iterable[Any]], out=None) -> None:
-    """Write records (a list, or one object for compare) in the chosen format to stdout.
+def emit(records: Any, fmt: str, field: str | None, table: Callable[[Any], Iterable[Any]], out=None,
+         command: str = "plan") -> None:
+    """Write records (a list, or one object for compare) in the chosen format to stdout; ``command`` names
+    the map of its old (0.4) field names (``renames.BY_COMMAND``).
 
     The whole text is rendered first and written at once (``write_output``): a failure while
     rendering leaves stdout empty, and an encoding that cannot spell a character cannot fail midway."""
@@ -97,7 +99,7 @@ def emit(records: Any, fmt: str, field: str | None, table: Callable[[Any], Itera
         from .records import field_names
         from .renames import renamed
 
-        field = renamed(field_list(field), field_names(many[0]))
+        field = renamed(field_list(field), field_names(many[0]), command)
     if many:
         check_field(many[0], field)
     check_table_rows(len(many), fmt, field)

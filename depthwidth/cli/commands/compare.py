@@ -50,4 +50,4 @@ def command(
         # the layout fields given are fixed, the rest searched; a flat --mfu (rate) times both runs at it
         which = pick_one([("deep", deep, deep_arch), ("shallow", shallow, shallow_arch)], spec, fixed, rate is None)
         tables = lambda record: compare_tables(record, which, explain)
-    emit(report, format.value, field, tables)
+    emit(report, format.value, field, tables, command="compare")

@@ -22,8 +22,6 @@ def command(
 
     Example: depthwidth cost 32x4096 --arch llama --gpu h100 --gpus 64 --tokens 2e11
     """
-    from ...cost.perf.modeled import cluster
-    from ...cost.perf.predict import predict
     from ...core.errors import InputError
     from ...output import emit
     from ...output.costtable import cost_tables
@@ -33,19 +31,24 @@ def command(
     spec, fixed, rate = train_run(train, batch)  # every option checked before anything is computed
     if not shapes and not config:
         raise InputError("shapes", "(none)", "expected at least one shape such as 32x4096, a model name, '-' or --config FILE")
-    run = cluster(spec, fixed, mfu=rate, serve=serve, batch=batch)
-    context = train.context
-    named = architectures(expand_stdin(shapes) if shapes else [], config or [], arch, context,
-                           dict(kv_heads=kv_heads, **block._asdict()))
+    named = architectures(expand_stdin(shapes) if shapes else [], config or [], arch, train.context,
+                          dict(kv_heads=kv_heads, **block._asdict()))
     pipeline_stages(train.pp, named)
+    emit(rows(named, spec, fixed, rate, serve, batch), format.value, field, cost_tables, command="cost")
+
+
+def rows(named, spec, fixed, rate, serve: bool, batch: int) -> list:
+    """The `cost` row (``cost.fields.CostRow``) of every (name, blocks.Architecture) on the cluster."""
+    from ...arch.hardware import accelerator
+    from ...cost.fields import cost_row
+    from ...cost.perf.modeled import cluster
+    from ...cost.perf.predict import predict
     from ..progress import counted
 
-    records = []
-    for name, block in counted(named, "cost: shapes"):
-        record = {"shape": name, "depth": block.depth, "width": block.width, "heads": block.heads, "arch": block.family}
-        record.update(predict(block, run))
-        records.append(record)
-    emit(records, format.value, field, cost_tables)
+    run = cluster(spec, fixed, mfu=rate, serve=serve, batch=batch)
+    hbm = accelerator(spec.gpu).hbm_bytes
+    return [cost_row(name, block, predict(block, run), hbm, batch if serve else None, spec.attention)
+            for name, block in counted(named, "cost: shapes")]
 
 
 def architectures(texts, configs, arch, context, overrides):

@@ -40,4 +40,4 @@ def command(
         if assumed:
             warn(f"{c.source}: assumed " + "; ".join(assumed))
     emit([costed(config_report(c, c2_reading.value), c.architecture, spec, fixed, rate) for c in configs], format.value, field,
-         lambda records: inspect_tables(records, explain))
+         lambda records: inspect_tables(records, explain), command="inspect")

@@ -36,4 +36,5 @@ def command(
                                                                     ("--max-params", max_params)) if value is not None)
         raise InputError("filters", given, "no catalogue model matches them; see `depthwidth models` for the list")
     warn_constraints([(m.name, m.architecture, m.heads) for m in chosen], tp, multiple)
-    emit([model_report(m, c2_reading.value) for m in chosen], format.value, field, lambda records: models_tables(records, all_))
+    emit([model_report(m, c2_reading.value) for m in chosen], format.value, field, lambda records: models_tables(records, all_),
+         command="models")

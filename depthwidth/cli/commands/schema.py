@@ -7,7 +7,7 @@ import typer
 
 def command(
     record: Annotated[str, typer.Argument(help="plan, candidate, plan-rules, shape, bounds, grid, compare, equiv, models, "
-                                               "inspect, sweep, export, fit, rules, reproduce or certify.")],
+                                               "inspect, cost, sweep, export, fit, rules, reproduce or certify.")],
 ) -> None:
     """The JSON Schema (draft 2020-12) of what a command prints with --format json, built from its records.
 

@@ -4,6 +4,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from ...arch.blocks import DEFAULT_CONTEXT
+from ...core.budgets import TOKENS_PER_PARAM
 from ...core.errors import InputError
 from ...arch.hardware import DEFAULT_MULTIPLE
 from ..inputs import as_typed, budgets, distinct, parse_int_list, plan_options
@@ -50,81 +51,101 @@ def command(
     """
     from ...output import emit
     from ...output.tables import sweep_tables
-    from ...theory.shapes import MAX_DEPTH
-    from ...loop.sweep import sweep_many
 
+    fmt = _checked_outputs(depths, count_rows, plot, export, out)
+    training = training_tokens(tokens) if tokens and (params or flops) else None  # --tokens with a budget: how long every row trains
+    tokens = None if training else tokens
+    source, values = budgets(params, flops, tokens)
+    values = distinct(values, f"--{source}", "the budgets")  # a repeat would repeat every id (and break fit --sweep joins)
+    if arch is None:
+        from ...loop.export import target
+
+        arch = "vanilla" if fmt is None else target(fmt).preset
+    options = plan_options(arch, None, block, budget_count, multiple, ffn_multiple, tp, "levine-fit", rule_file, context,
+                           c2_reading.value)
+    if source == "tokens":  # each budget N came from its token count D = 20·N: that is also its training length
+        training = [float(TOKENS_PER_PARAM * v) for v in values]
+    rows = _rows(values, options, _depths(depths), DEFAULT_COUNT if count_rows is None else count_rows,
+                 dict(kv_heads=kv_heads, kv_ratio=kv_ratio), (layout, tp, context, batch), training)
+    for line in rows.skipped:
+        warn(line)
+    if fmt is not None:
+        field = _export(rows, fmt, out, force, format.value, field, context, tp)
+    if plot is not None:
+        _plot(rows, values, options, plot)
+    emit(rows, format.value, field, sweep_tables, command="sweep")
+
+
+def _checked_outputs(depths, count_rows, plot, export, out) -> str | None:
+    """The --export format (None without), every output option checked before the sweep is computed:
+    --count beside --depths is said, --plot's path and matplotlib, --export with --out and a known format."""
     if depths is not None and count_rows is not None:
         warn(f"--depths {depths} gives the rows: --count {count_rows} is ignored")
-    count_rows = DEFAULT_COUNT if count_rows is None else count_rows
     if plot is not None:  # checked before any work: a bad path or no matplotlib fails at once
         from ...output.plot import check_output_path, require_matplotlib
 
         require_matplotlib()
         check_output_path(plot)
-    training = None
-    if tokens and (params or flops):  # --tokens with a budget: how long every row trains
-        training = training_tokens(tokens)
-        tokens = None
-    source, values = budgets(params, flops, tokens)
-    values = distinct(values, f"--{source}", "the budgets")  # a repeat would repeat every id (and break fit --sweep joins)
-    if arch is None:
-        arch = "vanilla"
-        if export is not None:
-            from ...loop.export import target
-
-            arch = target(export.strip().lower()).preset
     if (export is None) != (out is None):
         raise InputError("--export/--out", export or out, "give --export FORMAT and --out DIR together")
-    fmt = None if export is None else export.strip().lower()
-    if fmt is not None:
-        from ...loop.export import target
+    if export is None:
+        return None
+    from ...loop.export import target
 
-        target(fmt)  # an unknown format fails before the sweep is computed
-    options = plan_options(arch, None, block, budget_count, multiple, ffn_multiple, tp, "levine-fit", rule_file, context,
-                           c2_reading.value)
-    chosen = distinct(parse_int_list(depths, "--depths", 1, MAX_DEPTH), "--depths", "the depths") if depths is not None else None
-    if source == "tokens":  # each budget N came from its token count D = 20·N: that is also its training length
-        from ...core.budgets import TOKENS_PER_PARAM
+    fmt = export.strip().lower()
+    target(fmt)  # an unknown format fails before the sweep is computed
+    return fmt
 
-        training = [float(TOKENS_PER_PARAM * v) for v in values]
-    from ..training import fixed_layout, searched_run
 
+def _depths(depths: str | None) -> list[int] | None:
+    """--depths as distinct whole depths (None: the default list)."""
+    from ...theory.shapes import MAX_DEPTH
+
+    return None if depths is None else distinct(parse_int_list(depths, "--depths", 1, MAX_DEPTH), "--depths", "the depths")
+
+
+def _rows(values, options, chosen, count_rows, attention: dict, run: tuple, training):
+    """The sweep's rows (``loop.sweep.sweep_many``), each costed under the run (``run``: the layout options,
+    --tp, --context, --batch) when a training length is known (``training``: one for all rows, or one per budget)."""
+    from ..training import fixed_layout, pipeline_stages, searched_run
+    from ...loop.sweep import sweep_many
+
+    layout, tp, context, batch = run
     fixed = fixed_layout(layout)  # given: fixed; the rest searched by the performance model
     if tp > 1:
         fixed = (("tp", tp), *fixed)
-    # every run option checked before the sweep is computed, with or without --tokens (as plan does)
-    spec = searched_run(layout, tp, context, batch)
-    if training is None:
-        spec = None
+    spec = searched_run(layout, tp, context, batch)  # every run option checked, with or without --tokens (as plan does)
     with as_typed(values):
-        rows = sweep_many(values, options, chosen, count_rows, kv_heads=kv_heads, kv_ratio=kv_ratio)
-    from ..training import pipeline_stages  # a row shallower than --pp stages is refused, as a given shape is
-
+        rows = sweep_many(values, options, chosen, count_rows, **attention)
+    # a row shallower than --pp stages is refused, as a given shape is
     pipeline_stages(layout.pp, [(f"row {r.depth}x{r.width} (give --depths from {layout.pp})", a)
                                 for r, a in zip(rows, rows.architectures)], uneven=False)
-    if spec is not None:
-        from dataclasses import replace
+    if training is None:
+        return rows
+    from dataclasses import replace
 
-        from ...loop.sweep_costs import costed
+    from ...loop.sweep_costs import costed
 
-        per_budget = dict(zip(values, training if len(training) == len(values) else training * len(values)))  # one D, or one each
-        rows = costed(rows, [replace(spec, tokens=per_budget[r.budget]) for r in rows], None if layout.mfu is not None else fixed)
-    for line in rows.skipped:
-        warn(line)
-    if fmt is not None:
-        from ...loop.export import write_configs
-        from ...output import check_field, plain
-        from ...output.writers import check_table_rows
+    per_budget = dict(zip(values, training if len(training) == len(values) else training * len(values)))  # one D, or one each
+    return costed(rows, [replace(spec, tokens=per_budget[r.budget]) for r in rows], None if layout.mfu is not None else fixed)
 
-        if rows:  # every output option checked before the directory is written (--field bogus wrote it, then exit 2)
-            check_field(rows[0], field)
-        check_table_rows(len(rows), format.value, field)
 
-        write_configs(list(zip([r.id for r in rows], rows.architectures)), fmt, out, force, [plain(r) for r in rows],
-                      context=context, tp=tp)
-    if plot is not None:
-        _plot(rows, values, options, plot)
-    emit(rows, format.value, field, sweep_tables)
+def _export(rows, fmt: str, out, force: bool, format: str, field, context: int, tp: int):
+    """--export: one config per row under --out, every output option checked before the directory is written
+    (--field bogus wrote it, then exit 2); the --field names, old ones (0.4) as their new paths."""
+    from ...loop.export import write_configs
+    from ...output import check_field, plain
+    from ...output.records import field_list, field_names
+    from ...output.renames import renamed
+    from ...output.writers import check_table_rows
+
+    if rows and field is not None:
+        field = renamed(field_list(field), field_names(rows[0]), "sweep")
+        check_field(rows[0], field)
+    check_table_rows(len(rows), format, field)
+    write_configs(list(zip([r.id for r in rows], rows.architectures)), fmt, out, force, [plain(r) for r in rows],
+                  context=context, tp=tp)
+    return field
 
 
 def _plot(rows, values, options, path) -> None:
