@@ -59,13 +59,8 @@ def render() -> str:
     return "\n".join(parts)
 
 
-def main(argv: list[str]) -> int:
-    sys.path.insert(0, os.fspath(Path(__file__).resolve().parent))
+if __name__ == "__main__":
+    sys.path[:0] = [os.fspath(Path(__file__).resolve().parents[1]), os.fspath(Path(__file__).resolve().parent)]
     from generated import write_or_check
 
-    return write_or_check(OUT, render(), argv, "--help", "docs/gen_cli.py")
-
-
-if __name__ == "__main__":
-    sys.path.insert(0, os.fspath(Path(__file__).resolve().parents[1]))
-    raise SystemExit(main(sys.argv[1:]))
+    raise SystemExit(write_or_check(OUT, render(), sys.argv[1:], "--help", "docs/gen_cli.py"))

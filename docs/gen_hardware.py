@@ -46,13 +46,8 @@ def render(page: str | None = None) -> str:
     return f"{head}{BEGIN}\n{table()}\n{END}{tail}"
 
 
-def main(argv: list[str]) -> int:
-    sys.path.insert(0, os.fspath(Path(__file__).resolve().parent))
+if __name__ == "__main__":
+    sys.path[:0] = [os.fspath(Path(__file__).resolve().parents[1]), os.fspath(Path(__file__).resolve().parent)]
     from generated import write_or_check
 
-    return write_or_check(OUT, render(), argv, "arch.hardware.ACCELERATORS", "docs/gen_hardware.py")
-
-
-if __name__ == "__main__":
-    sys.path.insert(0, os.fspath(Path(__file__).resolve().parents[1]))
-    raise SystemExit(main(sys.argv[1:]))
+    raise SystemExit(write_or_check(OUT, render(), sys.argv[1:], "arch.hardware.ACCELERATORS", "docs/gen_hardware.py"))

@@ -24,6 +24,7 @@ import pytest
 
 from depthwidth.advice.bandfit import calibrate, fit_practice, lineage
 from depthwidth.advice.evidence import COVER, PUBLISHED_DENSE, SHIPPED_Q, depth_band, practice_points
+from test_evidence import decoder_lms as catalogue_lms, minimal_depth  # the catalogue's decoder LMs; the threshold rule
 
 CATALOG = Path(__file__).resolve().parents[1] / "depthwidth" / "arch" / "catalog.json"
 
@@ -33,17 +34,6 @@ def table(verified_only: bool = True):
     return [r for r in rows if r["verified"] or not verified_only]
 
 
-def catalogue_lms():
-    rows = json.loads(CATALOG.read_text(encoding="utf-8"))
-    return [r for r in rows if not r["encoder_only"] and r["decoder_depth"] == 0]
-
-
-def minimal_depth(budget):
-    """Smallest L with 12·L·9^L >= N (Levine et al. 2020, the threshold rule with the paper's block)."""
-    depth = 1
-    while 12 * depth * 9**depth < budget:
-        depth += 1
-    return depth
 
 
 def family_left_out(rows, first_year=2023, q=None):

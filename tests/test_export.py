@@ -242,15 +242,11 @@ KILL_SCRIPT = """
 import os, signal, sys
 signal.signal(signal.SIGINT, signal.default_int_handler)  # a background job inherits SIGINT ignored (bash: `&`)
 from depthwidth.loop import export, export_blocks
-from depthwidth import staging
-count = []
-def counting_fill(root, files):  # staging._fill, sending the signal after the N-th file
+from depthwidth.core import staging
+count, fill = [], staging._fill
+def counting_fill(root, files):  # staging._fill one file at a time, sending the signal after the N-th file
     for relative, data in files.items():
-        folder = os.path.dirname(relative)
-        if folder and not os.path.isdir(os.path.join(root, folder)):
-            os.mkdir(os.path.join(root, folder))
-        with open(os.path.join(root, relative), "wb") as f:
-            f.write(data)
+        fill(root, {relative: data})
         count.append(1)
         if len(count) == int(sys.argv[3]):
             os.kill(os.getpid(), getattr(signal, sys.argv[2]))

@@ -1,18 +1,18 @@
 """The plan's records (field names are the JSON contract; README and docs/json.md document each):
 ``Candidate`` (one iso-budget shape with its run, loss and serving: what ``recommended`` and each of
 ``candidates`` is), ``PlanBrief`` (the threshold rule's answer, all of `plan --brief`) and ``Plan``
-(one nested record, every figure under the shape it describes). ``planner`` fills them;
-they are importable from there too.
+(one nested record, every figure under the shape it describes). ``planner`` fills them.
 """
 from __future__ import annotations
 
+from dataclasses import fields
 
 from ..arch.blocks import Architecture
 from ..arch.record import COUNT_FIELDS, COUNT_TYPES, LAYOUT_FIELDS, ShapeRecord, repeats, shape_record
 from ..arch.snapping import Snapped
 from ..cost.fields import Loss, Run, Serve
 from ..theory.separation import CONSISTENT, bounds
-from ..core.frozen import frozen
+from ..core.frozen import frozen, frozen_class
 
 
 @frozen
@@ -41,28 +41,6 @@ def candidate(snapped: Snapped, context: int, reading: str = CONSISTENT, costs: 
     parts = nested(costs, spec) if costs else {}
     return Candidate(**record.__dict__, aspect_ratio=arch.width / arch.depth, budget_deviation=snapped.deviation,
                      in_band=in_band, **parts)
-
-
-@frozen
-@repeats(Architecture, LAYOUT_FIELDS, after="width")
-@repeats(COUNT_TYPES, COUNT_FIELDS, after="params_12Ld2")
-class PlanBrief:
-    """The threshold rule's answer for one budget: all of `plan --brief` (``brief.py``)."""
-
-    budget: int
-    budget_source: str
-    arch: str
-    budget_count: str
-    min_depth_exact: float
-    min_depth: int
-    width_exact: float
-    width: int
-    params_12Ld2: int
-    budget_deviation: float
-    flops_per_token: int
-    kv_bytes_per_token: int | None
-    tp_sizes: tuple[int, ...]
-    regime: str
 
 
 @frozen
@@ -96,6 +74,12 @@ class Threshold:
     kv_bytes_per_token: int | None
     tp_sizes: tuple[int, ...]
     regime: str
+
+
+# the budget, then the threshold's shape: the same fields, in the same order (--brief's CSV columns)
+PlanBrief = frozen_class("PlanBrief", [("budget", "int"), ("budget_source", "str"), ("arch", "str"), ("budget_count", "str")]
+                         + [(f.name, f.type) for f in fields(Threshold)], module=__name__)
+PlanBrief.__doc__ = "The threshold rule's answer for one budget: all of `plan --brief` (``brief.py``)."
 
 
 @frozen

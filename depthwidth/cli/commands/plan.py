@@ -229,7 +229,8 @@ def _brief(values: list[int], options, source: str, fmt: str, field) -> None:
     """`plan --brief`: every budget's threshold-rule answer as columns (``brief.py``), one write."""
     import sys
 
-    from ...advice.brief import PlanBrief, brief_columns
+    from ...advice.brief import brief_columns
+    from ...advice.plan_record import PlanBrief
     from ...output import emit
     from ...output.columns import write_columns
     from ...output.plan_tables import plan_brief_tables
