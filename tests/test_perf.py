@@ -257,7 +257,7 @@ def test_op_level_recomputation_recomputes_every_second_matrix_multiply(run):
     assert math.isclose(more["hardware_flops_per_token"] - base["hardware_flops_per_token"], share * two_n, rel_tol=1e-3)
     out = parse_json(run(["cost", "32x4096x32", "--arch", "llama", "--gpu", "a100-80gb", "--gpus", "64", "--context", "8192",
                           "--global-batch", "64", "--recompute", "op", "--format", "json"]))[0]
-    assert out["layout"]["recompute"] == "op"
+    assert out["run"]["layout"]["recompute"] == "op"
     plain = parse_json(run(["cost", "32x4096x32", "--arch", "llama", "--gpu", "a100-80gb", "--gpus", "64", "--context", "8192",
                             "--global-batch", "64", "--recompute", "selective", "--format", "json"]))[0]
-    assert out["tokens_per_second"] < plain["tokens_per_second"]
+    assert out["run"]["tokens_per_second"] < plain["run"]["tokens_per_second"]

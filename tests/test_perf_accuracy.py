@@ -145,7 +145,7 @@ def _tokens_per_second(run, shape, *options):
 
     record = parse_json(run(["cost", shape, "--arch", "vanilla", "--gpu", "a100-80gb", "--tp", "1", "--pp", "1",
                              "--context", "2048", *options, "--format", "json"]))[0]
-    return record["tokens_per_second"]
+    return record["run"]["tokens_per_second"]
 
 
 def test_the_2021_megatron_run_is_timed_with_its_unfused_kernel(run):

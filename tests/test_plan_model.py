@@ -148,6 +148,7 @@ def test_many_budgets_in_one_run_give_each_budget_its_own_answer(part):
     for budget, line in zip(budgets, lines):
         layout._SHARED.clear()
         layout._ORDERED.clear()
+        layout._ANSWERS.clear()
         alone = run(["plan", "--params", budget, "--format", "jsonl"])
         assert alone.code == 0, alone.stderr
         assert alone.stdout.strip() == line, budget

@@ -273,7 +273,18 @@ def search(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | N
       layout, and the first is kept;
     - ``count``: every layout's memory is added up from its model states and activations, to count
       the ones that fit (also done when nothing fits, to find the least memory one)."""
-    return _search(arch, hw, gpus, context, global_batch, fixed, attention, overlap, memory_limit, count, False, options)
+    key = (arch, hw, gpus, context, global_batch, tuple(sorted((fixed or {}).items())), attention, overlap, memory_limit,
+           count, tuple(sorted(options.items())))
+    if key not in _ANSWERS:
+        if len(_ANSWERS) >= 4096:
+            _ANSWERS.clear()
+        _ANSWERS[key] = _search(arch, hw, gpus, context, global_batch, fixed, attention, overlap, memory_limit, count,
+                                False, options)
+    found = _ANSWERS[key]
+    return None if found is None else (dict(found[0]), dict(found[1]), *found[2:])  # callers may change their copies
+
+
+_ANSWERS: dict = {}  # a search's answer by its arguments: plans and commands in one process ask for the same shapes again
 
 
 def _search(arch, hw, gpus, context, global_batch, fixed, attention, overlap, memory_limit, count, floor_only, options):
