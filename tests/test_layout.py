@@ -7,6 +7,7 @@ both count (a lazy import is still a dependency), and so do ``from . import x`` 
 from __future__ import annotations
 
 import ast
+import functools
 import pathlib
 
 import pytest
@@ -84,6 +85,12 @@ def dynamic_imports(tree: ast.AST, name: str, package: str, known: set[str]) -> 
 
 
 def graph() -> dict[str, set[str]]:
+    """The package's import graph (read once per test process: every test of the layers asks for it)."""
+    return {name: set(edges) for name, edges in _graph().items()}
+
+
+@functools.lru_cache(maxsize=1)
+def _graph() -> dict[str, set[str]]:
     found = modules()
     return {name: imports_of(name, path, set(found)) for name, path in found.items()}
 
