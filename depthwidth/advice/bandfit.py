@@ -75,12 +75,14 @@ def _weights(points, x0: float, scale: float, latest: int) -> list[float]:
 
 def local_line(points, x0: float, latest: int, scale: float = CENTRE_SCALE) -> tuple[float, float]:
     """(intercept, slope) at x0 of the weighted least-squares line of y on x - x0."""
-    w = _weights(points, x0, scale, latest)
-    s0 = sum(w)
-    s1 = sum(wi * (p.x - x0) for wi, p in zip(w, points))
-    s2 = sum(wi * (p.x - x0) ** 2 for wi, p in zip(w, points))
-    t0 = sum(wi * p.y for wi, p in zip(w, points))
-    t1 = sum(wi * (p.x - x0) * p.y for wi, p in zip(w, points))
+    s0 = s1 = s2 = t0 = t1 = 0.0
+    for wi, p in zip(_weights(points, x0, scale, latest), points):  # one pass: a plan fits ~100 lines at start
+        dx = p.x - x0
+        s0 += wi
+        s1 += wi * dx
+        s2 += wi * dx ** 2
+        t0 += wi * p.y
+        t1 += wi * dx * p.y
     det = s0 * s2 - s1 * s1
     if det <= 1e-12 * s0 * s0:  # every weighted model at one size: no slope to fit
         return t0 / s0, 0.0
