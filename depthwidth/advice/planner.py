@@ -25,7 +25,7 @@ from ..theory.shapes import MAX_DEPTH, MAX_WIDTH
 from ..arch.snapping import FAR_FROM_BUDGET, Snapped, no_valid_shape, rule_shape, snap_depth
 from ..arch.spending import Spending
 from . import notes as plan_notes
-from .messages import Message
+from ..core.messages import Message
 from .plan_record import (Budget, Candidate, DepthBand, LossModel, Plan, RuleUsed, Setup, Threshold,
                           candidate)  # (the records, importable from here)
 from ..theory.separation import CONSISTENT, bounds

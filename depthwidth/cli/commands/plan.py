@@ -152,7 +152,7 @@ def _warn_plans(plans, multiple: int, field) -> None:
     """The plans' warnings on stderr, those --field asks about, at most WARN_EACH (every one stays in
     its record's warnings); a multiple above the ideal width is not ignored: the width jumps to it,
     far off budget."""
-    from ...advice.messages import Message
+    from ...core.messages import Message
 
     lines = []
     for p in plans:
@@ -194,7 +194,7 @@ def _asked(line, field) -> bool:
     for, the recommended shape only when a ``recommended`` field (or why, band, candidates) is;
     without --field, or for the plan as a whole, every warning. Old flat names
     (``recommended_depth``) count as their new paths."""
-    from ...advice.messages import concerns
+    from ...core.messages import concerns
     from ...output.records import field_list
     from ...output.renames import PLAN_RENAMES
 
