@@ -39,7 +39,7 @@ def phase(
     budgets = [parse_params(p) for p in params] if params else DEFAULT_BUDGETS
     names = [m.strip() for m in models.split(",") if m.strip()] if models is not None else DEFAULT_MODELS
     shapes = resolve_shapes(shape or [], None)
-    save_figure(phase_figure(phase_data(budgets, names, shapes), rules=rules), out, force)
+    save_figure(phase_figure(phase_data(budgets, names, shapes, rules=rules)), out, force)
 
 
 @plot_app.command("bounds")
