@@ -1,16 +1,19 @@
-"""What the phase diagram shows, computed here so that ``output.plot`` only draws it.
+"""What the figures show, computed (and their input checked) here so that ``output.plot`` and
+``output.plot_bounds`` only draw it.
 
 For each budget N (the paper's block, 12·L·d² = N): the minimal-depth shape on the threshold
 L = log3 d (Levine et al. 2020, Theorems 1-2; ``theory.separation``), the empirical optimum of the
 NeurIPS version's fit (``rules.builtin.empirical_optimum``) and the evidence band (``evidence.depth_band``).
 For each published model: the empirical optimum at its own size. The plane's extent (every point
 inside with a margin) and, when asked, each rule's curve on it (``rules.builtin.REGISTRY``: a
-recommending rule's optimum across budgets, a guard's maximum depth for each width). Bad input
-raises ``InputError``.
+recommending rule's optimum across budgets, a guard's maximum depth for each width). For the
+bounds figure (``bounds_data``): each width's Theorem 1/2 bounds on log3(sep) against depth
+(``theory.separation.bounds_grid``). Bad input raises ``InputError``.
 """
 from __future__ import annotations
 
 import math
+import numbers
 
 from ..core.errors import InputError
 from ..core.frozen import frozen
@@ -151,3 +154,88 @@ def _check_budgets(budgets) -> list[float]:
         if value not in checked:
             checked.append(value)
     return checked
+
+
+# ---- the bounds figure: the separation-rank bounds against depth for given widths --------------------
+@frozen
+class BoundsCurve:
+    """One width's bounds against depth: ``depths`` (floats; the threshold depth inserted, with a gap,
+    where the governing theorem changes), ``upper`` and ``lower`` log3(sep) (NaN: a gap, where a
+    bound is unavailable or vacuous), and its threshold depth log3 d."""
+
+    width: int
+    heads: int
+    depths: object
+    upper: object
+    lower: object
+    threshold: float
+
+
+@frozen
+class BoundsData:
+    """The bounds figure's curves, one per width, for depths 1..``max_depth`` at c2 ``reading``."""
+
+    curves: tuple
+    max_depth: int
+    reading: str
+
+
+def bounds_data(widths, heads=None, max_depth=None, reading="consistent") -> BoundsData:
+    """Checked ``widths`` (whole, at least one), ``heads`` (one count, one per width, or None: the
+    default), ``max_depth`` (1..10000; default about 2.5·log3 d + 4) and each width's bounds."""
+    import numpy as np
+
+    widths, head_counts, max_depth = _bounds_input(widths, heads, max_depth)
+    depth = np.arange(1, max_depth + 1)
+    return BoundsData(tuple(_bounds_curve(np, depth, d, h, reading) for d, h in zip(widths, head_counts)),
+                      max_depth, reading)
+
+
+def _bounds_curve(np, depth, d, h, reading) -> BoundsCurve:
+    """One width's upper and lower bounds against depth (Theorems 1-2), gaps where a bound is missing."""
+    from ..theory.separation import bounds_grid, threshold_depth
+
+    grid = bounds_grid(depth, d, h, reading)
+    upper = grid["log3_sep_upper"].copy()  # already NaN where unavailable or at the threshold
+    lower = grid["log3_sep_lower"].copy()
+    lower[grid["lower_vacuous"]] = np.nan  # vacuous: a gap, not a zero on a log axis
+    x = depth.astype(float)
+    # Break both lines where the governing theorem changes between two integer depths.
+    change = np.flatnonzero((grid["regime_code"][:-1] == 0) & (grid["regime_code"][1:] == 2))
+    if change.size:
+        x = np.insert(x, change + 1, threshold_depth(d))
+        upper = np.insert(upper, change + 1, np.nan)
+        lower = np.insert(lower, change + 1, np.nan)
+    return BoundsCurve(d, h, x, upper, lower, threshold_depth(d))
+
+
+def _bounds_heads(widths, heads) -> list[int]:
+    """One head count per width: shapes.default_heads unless given (one int, or one per width)."""
+    from ..theory.shapes import default_heads, whole
+
+    if heads is None:
+        return [default_heads(d) for d in widths]
+    if isinstance(heads, numbers.Integral):
+        return [int(heads)] * len(widths)
+    heads = list(heads)
+    if len(heads) != len(widths):
+        raise InputError("heads", heads, f"expected one head count or one per width ({len(widths)})")
+    return [default_heads(d) if h is None else whole(h, "heads") for d, h in zip(widths, heads)]
+
+
+def _bounds_input(widths, heads, max_depth) -> tuple[list[int], list[int], int]:
+    """Checked widths, one head count per width, and the largest depth (default about 2.5·log3 d + 4)."""
+    from ..theory.separation import threshold_depth
+    from ..theory.shapes import make_shape, whole
+
+    widths = [whole(d, "width") for d in widths]
+    if not widths:
+        raise InputError("widths", widths, "expected at least one width")
+    head_counts = _bounds_heads(widths, heads)
+    for d, h in zip(widths, head_counts):
+        make_shape(1, d, h)  # validates 2 <= d and 1 <= H < d, with the usual message
+    if max_depth is None:
+        max_depth = max(12, *(math.ceil(2.5 * threshold_depth(d) + 4) for d in widths))
+    if isinstance(max_depth, bool) or not isinstance(max_depth, numbers.Integral) or not 1 <= max_depth <= 10_000:
+        raise InputError("max depth", max_depth, "expected a whole number of layers from 1 to 10000")
+    return widths, head_counts, int(max_depth)
