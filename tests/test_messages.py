@@ -133,3 +133,21 @@ def test_a_plans_notes_carry_their_kind():
     threshold = p.notes[kinds.index("threshold")]
     assert threshold.startswith("threshold rule (Levine et al. 2020)") and threshold.fields["depth"] == p.threshold.min_depth
     assert all(k in KINDS for k in kinds if k is not None)
+
+
+@pytest.mark.parametrize("args", [
+    ["--params", "7e9", "--arch", "llama"], ["--params", "2e8", "--pp", "30", "--gpus", "30"],
+    ["--params", "7e9", "--rule", "levine-fit"], ["--params", "7e9", "--rule", "threshold"], ["--params", "3e11", "--arch", "gpt2", "--tokens", "2e12", "--gpus", "64"],
+    ["--params", "1e12", "--arch", "deepseek"], ["--params", "7e9", "--days", "30", "--gpus", "256"],
+])
+def test_every_note_of_a_plan_is_typed(args, monkeypatch):
+    """Every warning and note of the plans the command emits is a Message whose kind is one of KINDS,
+    so no caller needs to read a sentence to know what it says (its text is what JSON prints)."""
+    import depthwidth.output as output
+
+    emitted = []
+    monkeypatch.setattr(output, "emit", lambda records, *rest, **kw: emitted.extend(records))
+    assert run(["plan", *args, "--format", "json"]).code == 0
+    messages = [n for p in emitted for n in (*p.warnings, *p.notes)]
+    assert emitted and messages
+    assert [n for n in messages if not isinstance(n, Message) or n.kind not in KINDS] == []

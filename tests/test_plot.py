@@ -326,3 +326,21 @@ def test_a_failed_write_leaves_no_file_behind(tmp_path):
     assert target.read_bytes() == b"the earlier figure" and [p.name for p in tmp_path.iterdir()] == ["figure.png"]
     replace_atomically(target, lambda temporary: temporary.write_bytes(b"new"))
     assert target.read_bytes() == b"new" and [p.name for p in tmp_path.iterdir()] == ["figure.png"]
+
+
+def test_phase_data_holds_the_plane_and_the_rules_curves():
+    """advice.phase prepares what the figure draws: the plane holds every point (the budgets' minimal
+    and empirical shapes, the models) and, asked for, each rule's curve; the depth-delusion guard is
+    2.43·ln W across the plane's widths (its formula, rules.builtin)."""
+    from depthwidth.advice.phase import plane_widths
+
+    data = phase_data(budgets=(1e9, 1e11), models=("gpt2-xl",))
+    assert data.rules == ()
+    x_low, x_high, y_low, y_high = data.plane
+    for w, L in [*data.minimal.values(), *data.empirical.values(), (data.models[0].width, data.models[0].depth)]:
+        assert x_low < w < x_high and y_low < L < y_high
+    curves = {c.name: c for c in phase_data(budgets=(1e9,), models=(), rules=True).rules}
+    guard = curves["depth-delusion"]
+    assert guard.guard and np.allclose(guard.depths, 2.43 * np.log(guard.widths))
+    assert np.allclose(guard.widths, np.geomspace(*phase_data(budgets=(1e9,), models=()).plane[:2], len(guard.widths)))
+    assert len(plane_widths(data.plane)) == len(guard.widths)

@@ -15,7 +15,8 @@ from __future__ import annotations
 WARNING_KINDS = ("off-budget", "past-evidence", "outside-band", "rule-clamped", "pipeline-imbalance", "pipeline-deepened",
                  "multiple-above-width", "unsharded", "guard")
 NOTE_KINDS = ("threshold", "position-table", "past-threshold", "consensus", "rule", "rule-file", "band", "deep-stack",
-              "on-threshold", "tokens-assumed", "gpus-assumed", "over-memory")
+              "on-threshold", "tokens-assumed", "gpus-assumed", "over-memory", "pipeline-shallow", "left-out", "loss-model",
+              "days")
 KINDS = WARNING_KINDS + NOTE_KINDS + ("assumed", "no-law")
 
 

@@ -257,12 +257,13 @@ def _fitted(budget, days: float, options):
     from dataclasses import replace
 
     from ...advice.sizing import tokens_for_days
+    from ...core.messages import Message
 
     p = tokens_for_days(budget, days, options)
     count, tokens = getattr(p.recommended, p.budget.count), p.setup.tokens
-    note = (f"--days {days:g}: {tokens:.4g} tokens ({tokens / count:.3g} per parameter of the recommended shape) fit in "
-            f"{days:g} days on {p.setup.gpus:,} x {p.setup.gpu}, at the recommended shape's step time by the performance "
-            f"model (tokens = days x 86,400 / step_seconds x global_batch x context)")
+    note = Message("days", f"--days {days:g}: {tokens:.4g} tokens ({tokens / count:.3g} per parameter of the recommended "
+                   f"shape) fit in {days:g} days on {p.setup.gpus:,} x {p.setup.gpu}, at the recommended shape's step time by "
+                   "the performance model (tokens = days x 86,400 / step_seconds x global_batch x context)", days=days, tokens=tokens)
     return replace(p, setup=replace(p.setup, tokens_from_days=days), notes=(note, *p.notes))
 
 
