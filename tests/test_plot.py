@@ -13,7 +13,7 @@ pytest.importorskip("matplotlib")
 from depthwidth.core.errors import InputError
 from depthwidth.advice.rules.builtin import empirical_optimum
 from depthwidth.theory.separation import min_depth_exact, width_for
-from depthwidth.advice.phase import DEFAULT_BUDGETS, DEFAULT_MODELS, phase_data
+from depthwidth.advice.phase import DEFAULT_BUDGETS, DEFAULT_MODELS, bounds_data, phase_data
 from depthwidth.output.plot import DPI, phase_figure, require_matplotlib, save_figure
 from depthwidth.output.plot_bounds import bounds_figure
 from depthwidth.theory.shapes import default_heads, parse_shape
@@ -51,13 +51,13 @@ def default_phase():
 
 @pytest.fixture(scope="module")
 def bounds_fig():
-    return bounds_figure([704, 729, 768, 4096])
+    return bounds_figure(bounds_data([704, 729, 768, 4096]))
 
 
 # ---------------------------------------------------------------- files
 
 
-@pytest.mark.parametrize("make, gid", [(lambda: phase_figure(phase_data()), "threshold"), (lambda: bounds_figure([768, 4096]), "upper:768")],
+@pytest.mark.parametrize("make, gid", [(lambda: phase_figure(phase_data()), "threshold"), (lambda: bounds_figure(bounds_data([768, 4096])), "upper:768")],
                          ids=["phase", "bounds"])
 def test_png_and_svg_files(make, gid, tmp_path):
     fig = make()
@@ -74,14 +74,14 @@ def test_png_and_svg_files(make, gid, tmp_path):
 
 
 def test_extension_is_case_insensitive(tmp_path):
-    path = save_figure(bounds_figure([768]), tmp_path / "FIGURE.PNG")
+    path = save_figure(bounds_figure(bounds_data([768])), tmp_path / "FIGURE.PNG")
     assert path.read_bytes()[:4] == b"\x89PNG"
 
 
 @pytest.mark.parametrize("name", ["figure.jpg", "figure", "figure.png.txt", "figure.pdf"])
 def test_save_figure_rejects_other_extensions(name, tmp_path):
     with pytest.raises(InputError) as err:
-        save_figure(bounds_figure([768]), tmp_path / name)
+        save_figure(bounds_figure(bounds_data([768])), tmp_path / name)
     assert err.value.what == "output file"
     assert "expected a path ending in .png or .svg" in str(err.value)
     assert not (tmp_path / name).exists()
@@ -89,7 +89,7 @@ def test_save_figure_rejects_other_extensions(name, tmp_path):
 
 def test_save_figure_unwritable_path_is_input_error(tmp_path):
     with pytest.raises(InputError, match="cannot write"):
-        save_figure(bounds_figure([768]), tmp_path / "missing-dir" / "figure.png")
+        save_figure(bounds_figure(bounds_data([768])), tmp_path / "missing-dir" / "figure.png")
 
 
 # ---------------------------------------------------------------- the optional dependency
@@ -105,13 +105,13 @@ def test_require_matplotlib_names_the_install_command(monkeypatch):
     with pytest.raises(InputError, match="matplotlib is not installed"):
         phase_figure(phase_data())
     with pytest.raises(InputError, match="matplotlib is not installed"):
-        bounds_figure([768])
+        bounds_figure(bounds_data([768]))
 
 
 def test_import_is_free_of_matplotlib_and_figures_avoid_pyplot():
     code = ("import sys, depthwidth.output.plot as p, depthwidth.advice.phase as ph, depthwidth.output.plot_bounds as b; "
             "assert 'matplotlib' not in sys.modules, 'imported at module level'; "
-            "b.bounds_figure([768]); p.phase_figure(ph.phase_data(models=(), budgets=(1e9,))); "
+            "b.bounds_figure(ph.bounds_data([768])); p.phase_figure(ph.phase_data(models=(), budgets=(1e9,))); "
             "assert 'matplotlib.pyplot' not in sys.modules, 'pyplot imported'")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
@@ -249,7 +249,7 @@ def test_bounds_default_max_depth(bounds_fig):
     x, _ = one_line(bounds_fig, "upper:4096")
     assert x.min() == 1
     assert x.max() == math.ceil(2.5 * math.log(4096, 3) + 4)
-    x, _ = one_line(bounds_figure([8]), "upper:8")
+    x, _ = one_line(bounds_figure(bounds_data([8])), "upper:8")
     assert x.max() == 12  # at least 12
 
 
@@ -266,7 +266,7 @@ def test_bounds_gap_where_vacuous_or_unavailable(bounds_fig):
     x, upper = one_line(bounds_fig, "upper:704")  # consistent reading: a real upper bound there
     K = math.sqrt(2 * math.sqrt(2 * math.e))
     assert upper[x == 6][0] == pytest.approx(2 * 704 * 6 + 6 - 2 * 704 * math.log(704 / (2 * K), 3) + math.log(704, 3))
-    literal = bounds_figure([704], reading="literal")  # the literal reading's formula goes negative: a gap
+    literal = bounds_figure(bounds_data([704], reading="literal"))  # the literal reading's formula goes negative: a gap
     x, upper = one_line(literal, "upper:704")
     assert np.isnan(upper[x == 6]).all()
     for d in (704, 729, 768, 4096):
@@ -277,10 +277,10 @@ def test_bounds_gap_where_vacuous_or_unavailable(bounds_fig):
 
 
 def test_bounds_values_match_the_reference_card():
-    fig = bounds_figure([768, 1024], heads=[12, 16], max_depth=24)
+    fig = bounds_figure(bounds_data([768, 1024], heads=[12, 16], max_depth=24))
     x, y = one_line(fig, "upper:768")
     assert y[x == 12][0] == pytest.approx(11206.654, abs=1e-3)
-    literal = bounds_figure([768], heads=[12], max_depth=24, reading="literal")
+    literal = bounds_figure(bounds_data([768], heads=[12], max_depth=24, reading="literal"))
     x, y = one_line(literal, "upper:768")
     assert y[x == 12][0] == pytest.approx(9053.928, abs=1e-3)
     x, y = one_line(fig, "lower:768")
@@ -290,13 +290,13 @@ def test_bounds_values_match_the_reference_card():
 
 
 def test_bounds_line_breaks_where_the_theorem_changes():
-    x, y = one_line(bounds_figure([768], max_depth=12), "upper:768")  # 3^6 = 729 < 768 < 2187 = 3^7
+    x, y = one_line(bounds_figure(bounds_data([768], max_depth=12)), "upper:768")  # 3^6 = 729 < 768 < 2187 = 3^7
     between = (x > 6) & (x < 7)
     assert between.sum() == 1 and np.isnan(y[between]).all()
 
 
 def test_bounds_heads_argument():
-    fig = bounds_figure([768, 4096], heads=8, max_depth=10)
+    fig = bounds_figure(bounds_data([768, 4096], heads=8, max_depth=10))
     labels = [t.get_text() for t in fig.findobj(lambda a: hasattr(a, "get_text"))]
     assert "d = 768, H = 8" in labels and "d = 4,096, H = 8" in labels
 
@@ -307,7 +307,7 @@ def test_bounds_heads_argument():
 ])
 def test_bounds_rejects_bad_input(kwargs):
     with pytest.raises(InputError):
-        bounds_figure(**kwargs)
+        bounds_data(**kwargs)  # checked where the data is prepared, before any drawing
 
 
 def test_a_failed_write_leaves_no_file_behind(tmp_path):
@@ -326,3 +326,21 @@ def test_a_failed_write_leaves_no_file_behind(tmp_path):
     assert target.read_bytes() == b"the earlier figure" and [p.name for p in tmp_path.iterdir()] == ["figure.png"]
     replace_atomically(target, lambda temporary: temporary.write_bytes(b"new"))
     assert target.read_bytes() == b"new" and [p.name for p in tmp_path.iterdir()] == ["figure.png"]
+
+
+def test_phase_data_holds_the_plane_and_the_rules_curves():
+    """advice.phase prepares what the figure draws: the plane holds every point (the budgets' minimal
+    and empirical shapes, the models) and, asked for, each rule's curve; the depth-delusion guard is
+    2.43·ln W across the plane's widths (its formula, rules.builtin)."""
+    from depthwidth.advice.phase import plane_widths
+
+    data = phase_data(budgets=(1e9, 1e11), models=("gpt2-xl",))
+    assert data.rules == ()
+    x_low, x_high, y_low, y_high = data.plane
+    for w, L in [*data.minimal.values(), *data.empirical.values(), (data.models[0].width, data.models[0].depth)]:
+        assert x_low < w < x_high and y_low < L < y_high
+    curves = {c.name: c for c in phase_data(budgets=(1e9,), models=(), rules=True).rules}
+    guard = curves["depth-delusion"]
+    assert guard.guard and np.allclose(guard.depths, 2.43 * np.log(guard.widths))
+    assert np.allclose(guard.widths, np.geomspace(*phase_data(budgets=(1e9,), models=()).plane[:2], len(guard.widths)))
+    assert len(plane_widths(data.plane)) == len(guard.widths)

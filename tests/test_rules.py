@@ -284,7 +284,7 @@ def test_phase_figure_draws_each_rule(tmp_path):
     from depthwidth.advice.phase import phase_data
     from depthwidth.output.plot import phase_figure
 
-    fig = phase_figure(phase_data(budgets=(1e9,), models=()), rules=True)
+    fig = phase_figure(phase_data(budgets=(1e9,), models=(), rules=True))
     lines = {line.get_gid(): line for line in fig.axes[0].get_lines() if (line.get_gid() or "").startswith("rule:")}
     assert set(lines) == {f"rule:{r.name}" for r in REGISTRY.values() if r.kind != THEORY}
     x, y = (line.astype(float) for line in lines["rule:depth-delusion"].get_data())

@@ -1,12 +1,13 @@
 """The warnings and notes of a plan: what the threshold rule says, how the recommendation was made
 (the evidence band and its pick, or the chosen rule), what the snapping cost, what the guards say
 (``rules.builtin.guard_messages``: warnings only inside their range with verified constants) and what was
-assumed about the training run. Pure: strings from the planner's values."""
+assumed about the training run. Pure: typed messages (``core.messages.Message``: a kind naming what
+each says, and the values it names) from the planner's values."""
 from __future__ import annotations
 
 from ..arch.snapping import BUDGET_TOLERANCE
 from .evidence import beyond_evidence
-from .messages import Message
+from ..core.messages import Message
 from ..theory.separation import THRESHOLD, compare_pow3
 
 
@@ -24,30 +25,32 @@ def advice(budget, options, theory, planned, recommended, optimum, rule, candida
     _recommendation(budget, options, rec, optimum, rule, band, warnings, notes)
     if fitted is not None:
         _rule_file(budget, fitted, warnings, notes)
-    notes += band.notes
+    notes += [Message("band", n, band=band.depth_band) for n in band.notes]
     guard_warnings, guard_notes = guard_messages(rec.depth, rec.width, budget)
     warnings += guard_warnings
     notes += guard_notes
     _run(rec, cost, warnings, notes)
     if max(c.depth for c in candidates) >= 48:
-        notes.append("stacks of ~60 layers diverged without special initialization (Liu et al. 2020, ADMIN); "
-                     "residual connections and MLPs counter rank collapse (Dong et al. 2021)")
+        notes.append(Message("deep-stack", "stacks of ~60 layers diverged without special initialization (Liu et al. 2020, "
+                             "ADMIN); residual connections and MLPs counter rank collapse (Dong et al. 2021)"))
     if any(c.regime == THRESHOLD for c in candidates):
-        notes.append("a candidate sits exactly on d = 3^L, where neither theorem applies")
+        notes.append(Message("on-threshold", "a candidate sits exactly on d = 3^L, where neither theorem applies"))
     return warnings, notes
 
 
 def _threshold_notes(spending, depth: int, width: int) -> list[str]:
     """What the threshold rule says of the minimal-depth shape (and a learned position table's size)."""
-    notes = [f"threshold rule (Levine et al. 2020): depth {depth} is the smallest with 3^L >= width for this budget "
-             f"({spending.arch} block, the budget limiting {spending.budget_count}); below log3(width), adding depth "
-             "pays off double-exponentially, above it depth and width trade evenly"]
+    notes = [Message("threshold", f"threshold rule (Levine et al. 2020): depth {depth} is the smallest with 3^L >= width "
+                     f"for this budget ({spending.arch} block, the budget limiting {spending.budget_count}); below "
+                     "log3(width), adding depth pays off double-exponentially, above it depth and width trade evenly",
+                     depth=depth, width=width)]
     if spending.learns_positions:  # GPT-2's wpe: context x width, in params_embedding (and in a with-embeddings budget)
         from ..arch.blocks import position_table_note
 
-        notes.append(position_table_note(spending.position_rows))
+        notes.append(Message("position-table", position_table_note(spending.position_rows), rows=spending.position_rows))
     if compare_pow3(depth, width) < 0:
-        notes.append(f"no valid width at depth {depth} keeps depth >= log3(width): {width} is past 3^{depth}")
+        notes.append(Message("past-threshold", f"no valid width at depth {depth} keeps depth >= log3(width): {width} is past "
+                             f"3^{depth}", depth=depth, width=width))
     return notes
 
 
@@ -77,8 +80,9 @@ def _recommendation(budget, options, rec, optimum, rule, band, warnings: list[st
         warnings.append(Message("past-evidence", f"budget {budget:.4g}: no published evidence reaches this size; recommending the "
                                 f"threshold rule's minimal-depth shape {rec.depth}x{rec.width} (the plan's 'why' says more)"))
     elif rule is None:
-        notes.append(f"recommended by the consensus (--rule consensus, prefer {options.prefer}): the evidence band "
-                     f"[{lo}, {hi}], then {pick_criterion(options.prefer, options.loss_tolerance)}")
+        notes.append(Message("consensus", f"recommended by the consensus (--rule consensus, prefer {options.prefer}): the "
+                             f"evidence band [{lo}, {hi}], then {pick_criterion(options.prefer, options.loss_tolerance)}",
+                             prefer=options.prefer, band=(lo, hi)))
         if not lo <= rec.depth <= hi:
             warnings.append(Message("outside-band", f"budget {budget:.4g}: no valid shape lies in the evidence band [{lo}, {hi}]; "
                                     f"recommending the valid shape nearest its middle, {rec.depth}x{rec.width}",
@@ -86,22 +90,25 @@ def _recommendation(budget, options, rec, optimum, rule, band, warnings: list[st
     elif optimum is not None:
         flag = "" if rule.verified else " (constants not verified against a stored source)"
         extrapolated = rule.extrapolated(budget, optimum[0])
-        notes.append(f"recommended by rule '{rule.name}' ({rule.kind}){flag}: depth {optimum[0]:.1f}, width "
-                     f"{optimum[1]:,.0f} before snapping to a valid shape; {rule.source}"
-                     + ("; outside the rule's range: an extrapolation" if extrapolated else ""))
+        notes.append(Message("rule", f"recommended by rule '{rule.name}' ({rule.kind}){flag}: depth {optimum[0]:.1f}, width "
+                             f"{optimum[1]:,.0f} before snapping to a valid shape; {rule.source}"
+                             + ("; outside the rule's range: an extrapolation" if extrapolated else ""),
+                             rule=rule.name, extrapolated=extrapolated))
     else:
-        notes.append(f"rule '{rule.name}' is the threshold rule itself: the recommended shape is the minimal depth")
+        notes.append(Message("rule", f"rule '{rule.name}' is the threshold rule itself: the recommended shape is the minimal "
+                             "depth", rule=rule.name))
 
 
 def _rule_file(budget, fitted, warnings: list[str], notes: list[str]) -> None:
     """What a rule file's fitted law says at this budget, and whether its depth was clamped."""
-    notes.append(f"rule file: depth {fitted.depth:.1f} at {budget:.3g} (95% interval {fitted.low:.1f}-{fitted.high:.1f}); "
-                 + ("the budget lies inside the fitted sizes" if fitted.in_range else "outside the fitted sizes"))
+    notes.append(Message("rule-file", f"rule file: depth {fitted.depth:.1f} at {budget:.3g} (95% interval {fitted.low:.1f}-"
+                         f"{fitted.high:.1f}); " + ("the budget lies inside the fitted sizes" if fitted.in_range
+                                                    else "outside the fitted sizes"), in_range=fitted.in_range))
     if fitted.clamped:
         warnings.append(Message("rule-clamped", f"budget {budget:.4g}: {fitted.note}; the recommendation is the clamped depth's "
                                 "shape", depth=fitted.depth))
     elif fitted.note:
-        notes.append(fitted.note)
+        notes.append(Message("rule-file", fitted.note, in_range=fitted.in_range))
 
 
 def _run(rec, cost, warnings: list[str], notes: list[str]) -> None:
@@ -113,16 +120,19 @@ def _run(rec, cost, warnings: list[str], notes: list[str]) -> None:
                                 f"with its own imbalance (the pick's time x{-(-rec.depth // spec.pp) * spec.pp / rec.depth:.3f} "
                                 "against an even split)", shape="recommended", pp=spec.pp))
     if not cost.tokens_given:
-        notes.append(f"no --tokens: every cost is at the compute-optimal {cost.ranking.tokens:.3g} tokens "
-                     "(20 per parameter, Hoffmann et al. 2022), the length the shapes were ranked at")
+        notes.append(Message("tokens-assumed", f"no --tokens: every cost is at the compute-optimal {cost.ranking.tokens:.3g} "
+                             "tokens (20 per parameter, Hoffmann et al. 2022), the length the shapes were ranked at",
+                             tokens=cost.ranking.tokens))
     if not cost.gpus_given and cost.cluster_note:
-        notes.append(cost.cluster_note + "; days scale as 1/GPUs")
+        notes.append(Message("gpus-assumed", cost.cluster_note + "; days scale as 1/GPUs", gpus=cost.ranking.gpus))
     elif not cost.gpus_given:
-        notes.append(f"no --gpus: costed on one node, {cost.ranking.gpus} x {spec.gpu} (data parallel "
-                     f"{cost.ranking.dp}); days scale as 1/GPUs")
+        notes.append(Message("gpus-assumed", f"no --gpus: costed on one node, {cost.ranking.gpus} x {spec.gpu} (data parallel "
+                             f"{cost.ranking.dp}); days scale as 1/GPUs", gpus=cost.ranking.gpus))
     if cost.costs(rec).fits_on_gpu is False:
-        notes.append(f"the recommended shape needs {cost.costs(rec).train_memory_per_gpu_bytes / 1e9:.1f} GB per GPU to train, "
-                     f"more than the {spec.hardware.label}'s memory: raise --tp, --pp or --zero, or recompute more")
+        need = cost.costs(rec).train_memory_per_gpu_bytes
+        notes.append(Message("over-memory", f"the recommended shape needs {need / 1e9:.1f} GB per GPU to train, more than the "
+                             f"{spec.hardware.label}'s memory: raise --tp, --pp or --zero, or recompute more",
+                             shape="recommended", bytes=need))
 
 
 def pick_criterion(prefer: str, tolerance: float | None = None) -> str:

@@ -25,7 +25,7 @@ from ..theory.shapes import MAX_DEPTH, MAX_WIDTH
 from ..arch.snapping import FAR_FROM_BUDGET, Snapped, no_valid_shape, rule_shape, snap_depth
 from ..arch.spending import Spending
 from . import notes as plan_notes
-from .messages import Message
+from ..core.messages import Message
 from .plan_record import (Budget, Candidate, DepthBand, LossModel, Plan, RuleUsed, Setup, Threshold,
                           candidate)  # (the records, importable from here)
 from ..theory.separation import CONSISTENT, bounds
@@ -227,9 +227,10 @@ def _plan_record(budget, budget_source, tokens, options, theory, planned, band, 
     warnings, notes = plan_notes.advice(budget, options, theory, planned, recommended, optimum, rule, built, band, cost, fitted)
     warnings = pick["warnings_pp"] + warnings
     if arch.depth < stages:
-        notes.append(f"the minimal-depth shape {arch.depth}x{arch.width} has fewer layers than --pp {stages}: it is not "
-                     "costed (no layout splits it into that many stages)")
-    notes += ([pick["left_out"]] if pick["left_out"] else []) + unsharded_note([*built, planned.arch]) + loss_notes(budget, tokens, loss_model)
+        notes.append(Message("pipeline-shallow", f"the minimal-depth shape {arch.depth}x{arch.width} has fewer layers than "
+                             f"--pp {stages}: it is not costed (no layout splits it into that many stages)", shape="threshold"))
+    notes += [Message("left-out", pick["left_out"])] if pick["left_out"] else []
+    notes += unsharded_note([*built, planned.arch]) + [Message("loss-model", n) for n in loss_notes(budget, tokens, loss_model)]
     optimal = dict(zip(("optimal_depth", "optimal_depth_low", "optimal_depth_high"), map(float, optimal_depth(budget, loss_model))))
     span = fitted_range(budget, loss_model)
     return Plan(
@@ -290,7 +291,7 @@ def extrapolated_why(budget: int, band, why: str) -> str:
             + why[0].lower() + why[1:])
 
 
-def unsharded_note(built) -> list[str]:
+def unsharded_note(built) -> list[Message]:
     """The note naming the shapes (the candidates and the minimal-depth shape) tensor parallelism cannot
     split 8 ways (hardware.SHARD_TP): only shapes below 1B non-embedding parameters may be such
     (hardware.SHARD_FROM; at a budget of 1B or more only the minimal-depth shape); none when all can."""
@@ -300,8 +301,8 @@ def unsharded_note(built) -> list[str]:
                           if shards_ways(c) < SHARD_TP)
     if not short:
         return []
-    return [f"cannot split {SHARD_TP} ways by tensor parallelism (heads/KV heads: the largest tp of 1, 2, 4, 8): "
-            + ", ".join(short) + f"; only shapes below {SHARD_FROM:.0e} non-embedding parameters may be"]
+    return [Message("unsharded", f"cannot split {SHARD_TP} ways by tensor parallelism (heads/KV heads: the largest tp of "
+                    "1, 2, 4, 8): " + ", ".join(short) + f"; only shapes below {SHARD_FROM:.0e} non-embedding parameters may be")]
 
 
 def staged_pick(budget, spending, constraints, model, stages: int, floor: int, top: float, hi: int):

@@ -30,6 +30,7 @@ from __future__ import annotations
 from ..arch import blocks
 from ..arch.record import LAYOUT_FIELDS, repeats
 from ..core.errors import InputError
+from ..core.messages import Message
 from .families import (ACTIVATION_KEYS, ATTENTION_GATES, ATTENTION_LAYER_TYPES, CROSS_ATTENTION_BLOCKS, DECODER_ONLY_TYPES,
                          GATED_ACTIVATIONS, GATED_MODEL_TYPES, GEMMA4_TYPES,
                          MOE_MODEL_TYPES, NOT_ATTENTION_KEYS, NOT_ATTENTION_TYPES, NOT_ONE_STACK_KEYS, NOT_ONE_STACK_TYPES,
@@ -53,7 +54,7 @@ class ConfigModel:
     are None when the layout cannot be counted exactly (``notes`` say why; ``architecture`` is then
     None); ``params_embedding`` alone may be None when the vocabulary or the position tables are
     unknown. ``assumptions`` names each guess made for a family transformers does not define (each
-    also appears in ``notes``, starting with "assumed").
+    also appears in ``notes``, a ``Message`` of kind "assumed").
     """
 
     source: str
@@ -191,23 +192,23 @@ def _encoder_only(cfg: dict, model_type: str | None) -> bool:
         "patch_size" in cfg and "vocab_size" not in cfg)
 
 
-def _assumptions(cfg: dict, model_type: str | None) -> list[str]:
+def _assumptions(cfg: dict, model_type: str | None) -> list[Message]:
     """What is guessed for a family transformers does not define: each default the tool falls back on."""
-    said = [f"assumed: model_type {model_type!r} is not a transformers family, so no family defaults were looked up; "
-            "its layers are counted as one stack of attention (q, k, v, o) + feed-forward"]
+    said = [Message("assumed", f"assumed: model_type {model_type!r} is not a transformers family, so no family defaults were looked up; "
+            "its layers are counted as one stack of attention (q, k, v, o) + feed-forward", family=model_type)]
     if cfg.get("tie_word_embeddings") is None:
-        said.append("assumed: tie_word_embeddings absent, so the output head is tied to the input embeddings")
+        said.append(Message("assumed", "assumed: tie_word_embeddings absent, so the output head is tied to the input embeddings"))
     if _first(cfg, KV_HEADS_KEYS) is None and not cfg.get("multi_query") and not cfg.get("multi_query_attention"):
-        said.append("assumed: no key/value head count (num_key_value_heads), so one per query head (multi-head attention)")
+        said.append(Message("assumed", "assumed: no key/value head count (num_key_value_heads), so one per query head (multi-head attention)"))
     if _first(cfg, HEAD_DIM_KEYS) is None:
-        said.append("assumed: no head_dim, so width / heads")
+        said.append(Message("assumed", "assumed: no head_dim, so width / heads"))
     if _first(cfg, FFN_KEYS) is None and cfg.get("expansion_ratio") is None:
-        said.append("assumed: no feed-forward size, so 4·width")
+        said.append(Message("assumed", "assumed: no feed-forward size, so 4·width"))
     gating = _gating(cfg, None)
-    said.append(f"assumed: a gated feed-forward (3·d·f) because of {gating}" if gating else
-                "assumed: a plain feed-forward (2·d·f): no activation key names a gated unit (silu, swiglu, geglu)")
+    said.append(Message("assumed", f"assumed: a gated feed-forward (3·d·f) because of {gating}" if gating else
+                        "assumed: a plain feed-forward (2·d·f): no activation key names a gated unit (silu, swiglu, geglu)"))
     if not any(cfg.get(k) not in (None, False) for k in ROPE_KEYS) and cfg.get("position_embedding_type") is None:
-        said.append("assumed: no learned position table (rotary or ALiBi positions)")
+        said.append(Message("assumed", "assumed: no learned position table (rotary or ALiBi positions)"))
     return said
 
 

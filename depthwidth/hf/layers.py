@@ -7,6 +7,7 @@ transformers' own builds (tests/golden/hf_counts.json).
 from __future__ import annotations
 
 from ..core.errors import InputError
+from ..core.messages import Message
 from .families import CROSS_ATTENTION_BLOCKS, MOE_MODEL_TYPES, SHARED_EXPERT_GATE_TYPES, family_defaults
 from .read import EXPECTED, EXPERT_HINTS, EXPERTS_KEYS, KV_HEADS_KEYS, NESTED_KEYS, TOP_K_KEYS, _first, _optional, _whole, shown
 
@@ -88,10 +89,10 @@ def _moe(cfg: dict, model_type: str | None, depth: int, ffn: int, source: str, n
         return {}, (f"the expert layout of model_type {model_type!r} (shared experts, dense layers, expert sizes) "
                     "is not modelled")
     if model_type not in MOE_MODEL_TYPES:
-        assumptions.append(f"assumed: the expert layout of model_type {model_type!r} is not modelled, so it is counted as "
+        assumptions.append(Message("assumed", f"assumed: the expert layout of model_type {model_type!r} is not modelled, so it is counted as "
                            f"{experts} gated experts of size {expert_ffn} (top-{top_k}) with a {experts}-way router per "
                            "layer" + (f" and {shared} shared expert(s) of size {shared_ffn}" if shared else "")
-                           + (f", {dense_layers} dense layer(s)" if dense_layers else ", every layer sparse"))
+                           + (f", {dense_layers} dense layer(s)" if dense_layers else ", every layer sparse")))
     if cfg.get("num_nextn_predict_layers"):
         notes.append("num_nextn_predict_layers: the multi-token-prediction module of the checkpoint is not counted "
                      "(transformers does not build it)")

@@ -43,6 +43,7 @@ import numpy as np
 from scipy import optimize
 
 from ..core.errors import InputError
+from ..core.messages import Message
 from .results import Run
 from ..advice.rules.file import (RULE_FORMAT, AttentionLayout, FitRange, FittedOn, FittedRule, GroupOptimum, LevineLaw, PowerLaw,
     Source)
@@ -326,7 +327,7 @@ def fit_results(runs, source: Source, group_by: str = "params", form: str = "bot
     layout = held_layout(runs)
     if law_note:
         return FitReport(name, "none", None, group_by, None, None, fit_range, groups, source, fitted_on, bootstrap, seed,
-                         CONFIDENCE, tuple(notes + [f"no law across sizes: {law_note}"]), law_note, layout)
+                         CONFIDENCE, tuple(notes + [Message("no-law", f"no law across sizes: {law_note}", reason=law_note)]), law_note, layout)
     notes.append("r2 and heldout_rmse are leave-one-size-out: each size's optimal width predicted by the law fitted on "
                  "the other sizes (rmse is in-sample)")
     levine = fit_levine(groups, draws, notes) if form in ("levine", "both") else None

@@ -127,14 +127,6 @@ def short_count(value: float) -> str:
     return f"{value:.3g}"
 
 
-def _log_span(values, low, high, margin=1.25):
-    """(low, high) widened so every positive value fits with a multiplicative margin."""
-    values = [v for v in values if v > 0 and math.isfinite(v)]
-    if values:
-        low, high = min(low, min(values) / margin), max(high, max(values) * margin)
-    return low, high
-
-
 def _count_formatter(value, _position=None):
     """Axis tick text for widths: 100, 1K, 10K, 100K."""
     if value >= 1000:
@@ -142,20 +134,17 @@ def _count_formatter(value, _position=None):
     return f"{value:g}"
 
 
-def phase_figure(data, rules=False):
-    """The depth-width plane of ``data`` (``advice.phase.phase_data``): the regimes either side of
-    L = log3 d, iso-budget curves 12·L·d² = N with their minimal-depth and empirical-optimum points
-    and evidence bands, published models, and given shapes; with ``rules``, each rule's curve from
-    rules.py (gid ``rule:NAME``)."""
+def phase_figure(data):
+    """The depth-width plane of ``data`` (``advice.phase.phase_data``, which computes every point,
+    the plane's extent and the rules' curves): the regimes either side of L = log3 d, iso-budget
+    curves 12·L·d² = N with their minimal-depth and empirical-optimum points and evidence bands,
+    published models, and given shapes; each rule's curve in ``data.rules`` (gid ``rule:NAME``)."""
     require_matplotlib()
     import numpy as np
 
-    points = [*data.minimal.values(), *data.empirical.values(),
-              *((math.sqrt(N / (12 * L)), L) for N in data.budgets for L in data.bands[N]),
-              *((m.width, m.depth) for m in data.models), *((s.width, s.depth) for s in data.shapes)]
-    x_low, x_high = _log_span([w for w, _ in points], 10**1.5, 10**5.5, margin=1.6)
-    y_low, y_high = _log_span([L for _, L in points], 1.0, 150.0, margin=1.3)
-    y_low = max(y_low, 0.5)
+    from ..advice.phase import plane_widths
+
+    x_low, x_high, y_low, y_high = data.plane
 
     fig = _new_figure(PHASE_FIGSIZE)
     ax = fig.add_subplot()
@@ -163,11 +152,10 @@ def phase_figure(data, rules=False):
     ax.set_yscale("log")
     ax.set_xlim(x_low, x_high)
     ax.set_ylim(y_low, y_high)
-    x = np.geomspace(x_low, x_high, 600)
+    x = plane_widths(data.plane)
     _draw_regions(ax, np, x, y_low, y_high)
     _draw_budgets(ax, np, data, y_low, y_high)
-    if rules:
-        _draw_rules(ax, np, x)
+    _draw_rules(ax, data.rules)
     labels = _draw_models(ax, np, data) + _draw_shapes(ax, data)
     _phase_axes(ax, y_low, y_high)
     place_labels(fig, ax, labels)
@@ -279,22 +267,14 @@ def _phase_axes(ax, y_low, y_high):
 RULE_COLOURS = ("#8e44ad", "#16a085", "#b9770e", "#2e86c1", "#7f8c8d", "#cb4335", "#1e8449")
 
 
-def _draw_rules(ax, np, widths):
-    """Each rule of rules.py: a recommending rule's optimum across budgets (12·L·d² block), a guard's
-    maximum depth for each width. The theory row is the threshold curve, drawn already."""
-    from ..advice.rules.builtin import REGISTRY
-    from ..advice.rules.record import GUARD, THEORY
-
-    sizes = np.geomspace(1e4, 1e16, 121)
-    for index, rule in enumerate(r for r in REGISTRY.values() if r.kind != THEORY):
+def _draw_rules(ax, curves):
+    """Each rule's curve (``advice.phase.rule_curves``): a recommending rule's optimum across budgets,
+    a guard's maximum depth for each width. The theory row is the threshold curve, drawn already."""
+    for index, curve in enumerate(curves):
         colour = RULE_COLOURS[index % len(RULE_COLOURS)]
-        if rule.kind == GUARD:
-            x, y = widths, np.array([rule.max_depth(w) for w in widths])
-            label, style = f"{rule.name} (guard): maximum depth", "--"
-        else:
-            points = [rule.recommend(N, lambda L, N=N: math.sqrt(N / (12 * L))) for N in sizes]
-            y, x = np.array([p for p in points if p[0] > 1]).T  # depth 1 is where the solver clamps
-            label, style = f"{rule.name} ({rule.kind}): optimum per budget", "-"
-        if not rule.verified:
+        label, style = ((f"{curve.name} (guard): maximum depth", "--") if curve.guard
+                        else (f"{curve.name} ({curve.kind}): optimum per budget", "-"))
+        if not curve.verified:
             label += " [unverified]"
-        ax.plot(x, y, color=colour, linewidth=1.4, linestyle=style, alpha=0.9, zorder=4, gid=f"rule:{rule.name}", label=label)
+        ax.plot(curve.widths, curve.depths, color=colour, linewidth=1.4, linestyle=style, alpha=0.9, zorder=4,
+                gid=f"rule:{curve.name}", label=label)

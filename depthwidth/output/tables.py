@@ -265,7 +265,7 @@ def fit_tables(report):
     if r.law_note:
         yield _notes([f"no law across sizes: {r.law_note}; each size's optimum above stands on its own",
                       f"{r.fitted_on.runs} runs from {len(r.fitted_on.sources)} file{'s' * (len(r.fitted_on.sources) != 1)}",
-                      *[n for n in r.notes if not n.startswith("no law across sizes")]])
+                      *[n for n in r.notes if getattr(n, "kind", None) != "no-law"]])
         return
     rows = []
     if r.levine is not None:

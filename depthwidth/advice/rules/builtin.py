@@ -24,6 +24,7 @@ import math
 
 from .. import published as P
 from ...core.errors import not_one_of
+from ...core.messages import Message
 from .record import FIT, GUARD, PRACTICE, SECOND_HAND, THEORY, VERIFIED, Constant, Rule
 
 FAR_OUTSIDE = 10.0  # shape notes skip a non-guard rule whose size range misses the budget by more than this factor
@@ -277,11 +278,11 @@ def guard_messages(depth: float, width: float, budget: float) -> tuple[list[str]
                 f"({rule.formula}; {rule.source})")
         in_range = not rule.extrapolated(budget)
         if in_range and rule.status == VERIFIED:
-            warnings.append(f"{text} [verified; evidence range {rule.fit_range}]")
+            warnings.append(Message("guard", f"{text} [verified; evidence range {rule.fit_range}]", rule=rule.name))
             continue
         why = [f"{rule.status} constants: a note, not a warning"] if rule.status != VERIFIED else []
         if not in_range:
             why.append(f"budget {budget:.3g} outside its evidence range ({rule.fit_range})")
-        notes.append(f"{text} [{'; '.join(why)}]")
+        notes.append(Message("guard", f"{text} [{'; '.join(why)}]", rule=rule.name, in_range=in_range))
     return warnings, notes
 

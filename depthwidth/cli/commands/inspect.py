@@ -36,7 +36,7 @@ def command(
     pipeline_stages(spec.pp, [(c.source, c.architecture) for c in configs])
     warn_constraints([(c.source, c.architecture, c.heads) for c in configs], run.tp, run.multiple)
     for c in configs:  # an unknown model_type: what was assumed in its place, on stderr as in the notes
-        assumed = [n.removeprefix("assumed: ") for n in c.notes if n.startswith("assumed:")]
+        assumed = [n.removeprefix("assumed: ") for n in c.notes if getattr(n, "kind", None) == "assumed"]
         if assumed:
             warn(f"{c.source}: assumed " + "; ".join(assumed))
     emit([costed(config_report(c, c2_reading.value), c.architecture, spec, fixed, rate) for c in configs], format.value, field,

@@ -152,7 +152,7 @@ def _warn_plans(plans, multiple: int, field) -> None:
     """The plans' warnings on stderr, those --field asks about, at most WARN_EACH (every one stays in
     its record's warnings); a multiple above the ideal width is not ignored: the width jumps to it,
     far off budget."""
-    from ...advice.messages import Message
+    from ...core.messages import Message
 
     lines = []
     for p in plans:
@@ -194,7 +194,7 @@ def _asked(line, field) -> bool:
     for, the recommended shape only when a ``recommended`` field (or why, band, candidates) is;
     without --field, or for the plan as a whole, every warning. Old flat names
     (``recommended_depth``) count as their new paths."""
-    from ...advice.messages import concerns
+    from ...core.messages import concerns
     from ...output.records import field_list
     from ...output.renames import PLAN_RENAMES
 
@@ -257,12 +257,13 @@ def _fitted(budget, days: float, options):
     from dataclasses import replace
 
     from ...advice.sizing import tokens_for_days
+    from ...core.messages import Message
 
     p = tokens_for_days(budget, days, options)
     count, tokens = getattr(p.recommended, p.budget.count), p.setup.tokens
-    note = (f"--days {days:g}: {tokens:.4g} tokens ({tokens / count:.3g} per parameter of the recommended shape) fit in "
-            f"{days:g} days on {p.setup.gpus:,} x {p.setup.gpu}, at the recommended shape's step time by the performance "
-            f"model (tokens = days x 86,400 / step_seconds x global_batch x context)")
+    note = Message("days", f"--days {days:g}: {tokens:.4g} tokens ({tokens / count:.3g} per parameter of the recommended "
+                   f"shape) fit in {days:g} days on {p.setup.gpus:,} x {p.setup.gpu}, at the recommended shape's step time by "
+                   "the performance model (tokens = days x 86,400 / step_seconds x global_batch x context)", days=days, tokens=tokens)
     return replace(p, setup=replace(p.setup, tokens_from_days=days), notes=(note, *p.notes))
 
 

@@ -39,7 +39,7 @@ def phase(
     budgets = [parse_params(p) for p in params] if params else DEFAULT_BUDGETS
     names = [m.strip() for m in models.split(",") if m.strip()] if models is not None else DEFAULT_MODELS
     shapes = resolve_shapes(shape or [], None)
-    save_figure(phase_figure(phase_data(budgets, names, shapes), rules=rules), out, force)
+    save_figure(phase_figure(phase_data(budgets, names, shapes, rules=rules)), out, force)
 
 
 @plot_app.command("bounds")
@@ -55,12 +55,13 @@ def bounds(
 
     Example: depthwidth plot bounds --width 768 --width 4096 --out bounds.svg
     """
+    from ...advice.phase import bounds_data
     from ...output.plot import check_output_path, require_matplotlib, save_figure
     from ...output.plot_bounds import bounds_figure
 
     require_matplotlib()
     check_output_path(out, force)  # before drawing: a bad --out fails at once
-    save_figure(bounds_figure(width, heads, max_depth, reading=c2_reading.value), out, force)
+    save_figure(bounds_figure(bounds_data(width, heads, max_depth, reading=c2_reading.value)), out, force)
 
 
 @plot_app.command("fit")

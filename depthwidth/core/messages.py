@@ -1,17 +1,23 @@
-"""A plan's warnings as typed messages: what happened (``kind``), the values it names (``fields``)
-and the sentence people read (``text``).
+"""Typed messages: the warnings and notes of a plan, a config's assumptions, a fit's verdict. Each
+carries what it says (``kind``), the values it names (``fields``) and the sentence people read (``text``).
 
 A ``Message`` is its text (a ``str``): JSON, CSV and stderr print the sentence as before, and
 code that only shows messages needs nothing else. Code that selects messages reads ``kind`` and
 ``fields`` instead of searching the sentence: ``fields["shape"]`` names which of a plan's shapes a
 message concerns, ``"threshold"`` (the minimal-depth shape) or ``"recommended"``, or is absent for
-the plan as a whole (``cli/commands/plan.py`` prints a message under ``--field`` by it).
+the plan as a whole (``cli/commands/plan.py`` prints a message under ``--field`` by it); ``inspect``
+prints a config's ``"assumed"`` notes on stderr, and ``fit``'s table words its ``"no-law"`` note itself.
+Made where it happens; in ``core`` because every layer that says something (``hf``, ``advice``, ``loop``) does.
 """
 from __future__ import annotations
 
-# what happened, one word each (the kinds a plan's warnings carry)
-KINDS = ("off-budget", "past-evidence", "outside-band", "rule-clamped", "pipeline-imbalance", "pipeline-deepened",
-         "multiple-above-width", "unsharded")
+# what a message says, one word each: a plan's warnings, then its notes, then the notes other commands select
+WARNING_KINDS = ("off-budget", "past-evidence", "outside-band", "rule-clamped", "pipeline-imbalance", "pipeline-deepened",
+                 "multiple-above-width", "unsharded", "guard")
+NOTE_KINDS = ("threshold", "position-table", "past-threshold", "consensus", "rule", "rule-file", "band", "deep-stack",
+              "on-threshold", "tokens-assumed", "gpus-assumed", "over-memory", "pipeline-shallow", "left-out", "loss-model",
+              "days")
+KINDS = WARNING_KINDS + NOTE_KINDS + ("assumed", "no-law")
 
 
 class Message(str):
