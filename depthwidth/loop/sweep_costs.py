@@ -8,21 +8,22 @@ attaches them. Pure: no I/O.
 from __future__ import annotations
 
 from dataclasses import field, fields
+from typing import get_type_hints
 
-from ..cost.fields import Loss, Run, Serve
+from ..cost.fields import Run, Serve
 from ..cost.perf.modeled import MODEL_FIELDS
 from .sweep_record import SweepRow, SweepRows
 from ..core.frozen import frozen_class
 
 
-FIELD_TYPES = (Loss, Run, Serve)  # the types the rows' annotations name ("Run", SweepRow's "Loss | None"), resolved here
+_HINTS = get_type_hints(SweepRow)  # the row's annotations resolved where SweepRow is defined
 
 # A sweep row with its training ``run`` and ``serve`` records (``cost.fields``: Run, Serve; the records of
 # plan's candidates), filled from ``cost.run.RunCosts`` and the performance model, placed before ``loss``,
 # which stays the last field (the one to fill in).
 CostedSweepRow = frozen_class(
     "CostedSweepRow",
-    [(f.name, f.type) for f in fields(SweepRow) if f.name != "loss"] + [("run", "Run"), ("serve", "Serve")]
+    [(f.name, _HINTS[f.name]) for f in fields(SweepRow) if f.name != "loss"] + [("run", Run), ("serve", Serve)]
     + [("loss", "float | None", field(default=None))],
     module=__name__)
 
