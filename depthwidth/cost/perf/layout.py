@@ -273,8 +273,7 @@ def search(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | N
       layout, and the first is kept;
     - ``count``: every layout's memory is added up from its model states and activations, to count
       the ones that fit (also done when nothing fits, to find the least memory one)."""
-    key = (arch, hw, gpus, context, global_batch, tuple(sorted((fixed or {}).items())), attention, overlap, memory_limit,
-           count, tuple(sorted(options.items())))
+    key = (_key(arch, hw, gpus, context, global_batch, fixed or {}, attention, overlap, options), memory_limit, count)
     if key not in _ANSWERS:
         if len(_ANSWERS) >= 4096:
             _ANSWERS.clear()
@@ -287,11 +286,16 @@ def search(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | N
 _ANSWERS: dict = {}  # a search's answer by its arguments: plans and commands in one process ask for the same shapes again
 
 
+def _key(arch, hw, gpus, context, global_batch, fixed: dict, attention, overlap, options: dict) -> tuple:
+    """One search's shape, cluster, batch and layout settings, hashable: the memos' key."""
+    return arch, hw, gpus, context, global_batch, tuple(sorted(fixed.items())), attention, overlap, tuple(sorted(options.items()))
+
+
 def _search(arch, hw, gpus, context, global_batch, fixed, attention, overlap, memory_limit, count, floor_only, options):
     """``search`` (or, with ``floor_only``, the least bound ``step_floor`` returns): order the layouts by
     their bound, time the best of them, count those that fit."""
     fixed = fixed or {}
-    key = (arch, hw, gpus, context, global_batch, tuple(sorted(fixed.items())), attention, overlap, tuple(sorted(options.items())))
+    key = _key(arch, hw, gpus, context, global_batch, fixed, attention, overlap, options)
     rows, ordered = _ORDERED.pop(key, None) or (combinations(arch, hw, gpus, context, global_batch, fixed), None)
     if not rows:
         return None
