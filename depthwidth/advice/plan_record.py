@@ -78,8 +78,8 @@ class Threshold:
 
 # the budget, then the threshold's shape: the same fields, in the same order (--brief's CSV columns)
 PlanBrief = frozen_class("PlanBrief", [("budget", "int"), ("budget_source", "str"), ("arch", "str"), ("budget_count", "str")]
-                         + [(f.name, f.type) for f in fields(Threshold)], module=__name__)
-PlanBrief.__doc__ = "The threshold rule's answer for one budget: all of `plan --brief` (``brief.py``)."
+                         + [(f.name, f.type) for f in fields(Threshold)], module=__name__,
+                         doc="The threshold rule's answer for one budget: all of `plan --brief` (``brief.py``).")
 
 
 @frozen
