@@ -181,8 +181,16 @@ def practice_points() -> tuple:
 
 @lru_cache(maxsize=64)
 def practice(exclude: frozenset = frozenset()) -> Practice:
-    """Published practice fitted on ``practice_points()`` without the names in ``exclude``."""
-    return fit_practice(p for p in practice_points() if p.name not in exclude)
+    """Published practice fitted on ``practice_points()`` without the names in ``exclude``: the shipped
+    fit of the committed data (``shipped_practice``, written by docs/gen_practice.py) while the points
+    are its models, in its order (none left out), else refitted here."""
+    from . import shipped_practice as shipped
+
+    points = tuple(p for p in practice_points() if p.name not in exclude)
+    if tuple(p.name for p in points) != tuple(name for name, _ in shipped.RESIDUALS):
+        return fit_practice(points)
+    return Practice(points, tuple(r for _, r in shipped.RESIDUALS), max(p.year for p in points), shipped.BETA,
+                    shipped.BELOW, shipped.ABOVE)
 
 
 # bandfit.calibrate(practice_points(), COVER) on the committed data (tests/test_evidence_band.py refits
