@@ -80,14 +80,17 @@ def test_shipped_q_is_the_fit_of_the_committed_data():
 
 def test_shipped_practice_is_the_fit_of_the_committed_data():
     """advice/shipped_practice.py (docs/gen_practice.py) against a refit of the committed data: the same
-    models in the same order, and the same figures up to the rounding of ~100-term sums of exp()."""
+    models in the same order, and the same figures up to the rounding of logs and ~100-term sums of exp()."""
     refit = fit_practice(practice_points())
-    assert [name for name, _ in shipped.RESIDUALS] == [p.name for p in refit.points]
-    assert [r for _, r in shipped.RESIDUALS] == pytest.approx(refit.residuals, rel=1e-9, abs=1e-12)
+    rows = shipped.POINTS
+    assert [(name, group, year) for name, group, year, *_ in rows] == [(p.name, p.group, p.year) for p in refit.points]
+    assert [x for _, _, _, x, _, _ in rows] == pytest.approx([p.x for p in refit.points], rel=1e-12)
+    assert [y for _, _, _, _, y, _ in rows] == pytest.approx([p.y for p in refit.points], rel=1e-12, abs=1e-12)
+    assert [r for *_, r in rows] == pytest.approx(refit.residuals, rel=1e-9, abs=1e-12)
     assert (shipped.BETA, shipped.BELOW, shipped.ABOVE) == pytest.approx((refit.beta, refit.below, refit.above), rel=1e-9)
-    used = practice()  # the planner's band: the shipped figures, the committed points
-    assert used.points == refit.points and used.latest == refit.latest
-    assert used.residuals == tuple(r for _, r in shipped.RESIDUALS) and used.beta == shipped.BETA
+    used = practice()  # the planner's band: the shipped rows
+    assert [p.name for p in used.points] == [p.name for p in refit.points] and used.latest == refit.latest
+    assert used.residuals == tuple(r for *_, r in rows) and used.beta == shipped.BETA
     left_out = practice(frozenset({refit.points[0].name}))  # a model left out: refitted without it
     assert left_out.residuals == fit_practice(refit.points[1:]).residuals
 
