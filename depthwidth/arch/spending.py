@@ -169,7 +169,7 @@ class Quadratic:
         from ..core.num import Scalars, lib
 
         f = self._floats
-        a2, a1, a0 = (f[i] * depth + f[i + 3] for i in range(3))
+        a2, a1, a0 = f[0] * depth + f[3], f[1] * depth + f[4], f[2] * depth + f[5]
         c = a0 - budget
         xp = lib(a2, c)
         if xp is Scalars and a2 <= 0:  # no d² term (one number: only the branch it takes)
