@@ -99,45 +99,12 @@ class Spending:
         return self.arch == "vanilla" and self.count == "total" and not self.overrides
 
 
-@frozen
-class LayoutSpending(Spending):
-    """A Spending whose key/value heads follow a fixed layout: ``kv_fixed`` heads at every width,
-    or ``kv_ratio`` query heads per key/value head (kv_heads = heads / kv_ratio). A sweep holds one
-    (``loop.sweep``), and a plan with a rule file holds the layout the rule was fitted on."""
-
-    kv_fixed: int | None = None
-    kv_ratio: int | None = None
-
-    def architecture(self, depth: int, width: int):
-        block = self.block
-        overrides = dict(self.overrides)
-        if not block.mla and (self.kv_fixed or self.kv_ratio):
-            head_dim = overrides.get("head_dim") or block.head_dim
-            heads = width // head_dim
-            if self.kv_ratio:
-                if heads % self.kv_ratio:
-                    raise InputError("--kv-ratio", self.kv_ratio, f"{heads} heads are not a multiple of it")
-                overrides["kv_heads"] = heads // self.kv_ratio
-            else:
-                overrides["kv_heads"] = self.kv_fixed
-        return block.architecture(depth, width, self.context, **overrides)
-
-    @property
-    def heads_unit(self) -> int:
-        """Head counts must be multiples of this (the layout's ratio, or the fixed kv heads)."""
-        return self.kv_ratio or self.kv_fixed or 1
-
-    @property
-    def paper_block(self) -> bool:
-        return Spending.paper_block.fget(self) and self.heads_unit == 1
-
-
 def _clean_width(spending: Spending) -> int:
     """A width unit at which every preset's rounding is exact (multiples of 2^10·3^2·5 and of the
     head dimension), so counts there lie on the block's exact quadratic in d; with --kv-heads G the
     query heads d/head_dim must be a multiple of G too (``--kv-heads 7`` once failed at 46080 = 360 heads)."""
     kv_heads = dict(spending.overrides).get("kv_heads") or 1
-    unit = getattr(spending, "heads_unit", 1)  # a held layout (LayoutSpending): head counts in multiples of it
+    unit = getattr(spending, "heads_unit", 1)  # a held layout (held_layout.LayoutSpending): head counts in multiples of it
     return math.lcm(46080, spending.head_dim, spending.head_dim * kv_heads, spending.head_dim * unit)
 
 
