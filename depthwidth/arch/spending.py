@@ -10,6 +10,7 @@ from bisect import bisect_left
 from functools import cached_property, lru_cache
 
 from ..core.errors import InputError
+from ..core.num import Scalars, lib, libm_log
 from ..theory.separation import LN3
 from ..core.frozen import frozen
 
@@ -133,8 +134,6 @@ class Quadratic:
     def width(self, budget, depth):
         """The real width d > 0 that spends ``budget`` at ``depth`` (root of the quadratic); numbers
         or arrays (``core.num``), the same float operations in the same order."""
-        from ..core.num import Scalars, lib
-
         f = self._floats
         a2, a1, a0 = f[0] * depth + f[3], f[1] * depth + f[4], f[2] * depth + f[5]
         c = a0 - budget
@@ -201,8 +200,6 @@ def block_min_depth_exact(budget, model: Quadratic):
     double hi from 1 while the gap log3(d(hi)) - hi is positive, then 100 halvings (the paper's
     block has the closed form ``min_depth_exact``). A value stops once a halving leaves (lo, hi)
     unchanged (every later one would too)."""
-    from ..core.num import lib
-
     xp = lib(budget)
     lo, hi = budget * 0 + 0.5, budget * 0 + 1.0
     going = True
@@ -223,8 +220,6 @@ def block_min_depth_exact(budget, model: Quadratic):
 
 def _gap_positive(model: Quadratic, budget, depth):
     """log3(d(depth)) - depth > 0; libm's log wherever an ulp could change the sign."""
-    from ..core.num import Scalars, lib, libm_log
-
     width = model.width(budget, depth)
     xp = lib(width)
     if xp is Scalars:
