@@ -69,17 +69,15 @@ def _init(self, *args, **kwargs):
                     values.clear()
                     raise TypeError(f"{cls.__qualname__}.__init__() got multiple values for argument {name!r}")
         values.update(kwargs)
-    if len(values) < len(names):
-        missing = []
-        for name in names[given:]:
+    if len(values) < len(names):  # the defaults, then the factories, of the fields not given
+        for name, default in table.defaults.items():
             if name not in values:
-                if name in table.defaults:
-                    values[name] = table.defaults[name]
-                elif name in table.factories:
-                    values[name] = table.factories[name]()
-                else:
-                    missing.append(name)
-        if missing:
+                values[name] = default
+        for name, factory in table.factories.items():
+            if name not in values:
+                values[name] = factory()
+        if len(values) < len(names):
+            missing = [name for name in names[given:] if name not in values]
             values.clear()
             quoted = [repr(name) for name in missing]
             listed = " and ".join(quoted) if len(quoted) < 3 else ", ".join(quoted[:-1]) + ", and " + quoted[-1]
