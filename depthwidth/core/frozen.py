@@ -166,10 +166,10 @@ def frozen(cls):
 
 def frozen_class(name: str, fields: list, bases: tuple = (), module: str | None = None, doc: str | None = None):
     """``dataclasses.make_dataclass(name, fields, bases=bases, frozen=True)`` as a ``@frozen`` class, its
-    docstring ``doc``. Without one, dataclasses writes ``name`` plus the class's signature, which for a
-    class with no base is ``object``'s, parsed from text by ``inspect`` (it compiles ``tokenize``'s
-    patterns: ~12 ms, the first time in a process)."""
-    namespace = None if doc is None else {"__doc__": doc}
+    docstring ``doc``, else ``name()``: dataclasses would write ``name`` and the class's signature, which
+    for a class with no base is ``object``'s, parsed from text by ``inspect`` (it compiles ``tokenize``'s
+    patterns: ~12 ms, the first time in a process); a JSON Schema skips both as no description."""
+    namespace = {"__doc__": f"{name}()" if doc is None else doc}
     cls = dataclasses.make_dataclass(name, fields, bases=bases, namespace=namespace, init=False, repr=False, eq=False,
                                      frozen=_inherits(bases))
     if module is not None:

@@ -18,14 +18,14 @@ from ..core.frozen import frozen_class
 
 _HINTS = get_type_hints(SweepRow)  # the row's annotations resolved where SweepRow is defined
 
+# A sweep row with its training ``run`` and ``serve`` records (``cost.fields``: Run, Serve; the records of
+# plan's candidates), filled from ``cost.run.RunCosts`` and the performance model, placed before ``loss``,
+# which stays the last field (the one to fill in).
 CostedSweepRow = frozen_class(
     "CostedSweepRow",
     [(f.name, _HINTS[f.name]) for f in fields(SweepRow) if f.name != "loss"] + [("run", Run), ("serve", Serve)]
     + [("loss", "float | None", field(default=None))],
-    module=__name__,
-    doc="A sweep row with its training ``run`` and ``serve`` records (``cost.fields``: Run, Serve; the records of "
-        "plan's candidates), filled from ``cost.run.RunCosts`` and the performance model, placed before ``loss``, "
-        "which stays the last field (the one to fill in).")
+    module=__name__)
 
 
 def costed(rows: SweepRows, specs, fixed: tuple | None = ()) -> SweepRows:
