@@ -15,8 +15,10 @@ from ..theory.separation import CONSISTENT, bounds
 from ..core.frozen import frozen, frozen_class
 
 
+# the shape record's fields first, repeated rather than inherited, as ShapeRecord repeats Bounds' (arch/record.py)
 @frozen
-class Candidate(ShapeRecord):
+@repeats(ShapeRecord, tuple(ShapeRecord.__annotations__), after=None)
+class Candidate:
     """One iso-budget shape: the shape record (``arch.record.ShapeRecord``), its aspect ratio d/L,
     ``budget_deviation`` (the relative deviation of the count the budget limits, ``budget.count``,
     from the budget), whether its depth lies in the evidence band, and its training ``run``, predicted
