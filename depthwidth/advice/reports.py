@@ -10,6 +10,7 @@ from ..arch.record import ShapeRecord, block_fields, fractional_heads_note, repe
 from ..cost.fields import Loss
 from ..theory.separation import bounds, min_depth
 from ..core.frozen import frozen
+from .which import CompareSetup
 
 
 def shape_list_chunks(depths, widths, heads, reading: str, rows_per_chunk: int = 1 << 16):
@@ -72,12 +73,14 @@ def comparison_report_type():
     @frozen
     class ComparisonReport(Comparison):
         """The compare record: both shape records with their blocks, the verdict and the widths,
-        and the empirical optimum's depth at each side's size (a fit, not theory)."""
+        the empirical optimum's depth at each side's size (a fit, not theory), and the run both are
+        costed on with what it assumed (``which.CompareSetup``; null until costed)."""
 
         deep: ShapeRecord
         shallow: ShapeRecord
         deep_empirical_depth: float
         shallow_empirical_depth: float
+        setup: CompareSetup | None = None
 
     return ComparisonReport
 
