@@ -89,7 +89,8 @@ def test_every_figure_of_a_costed_sweep_row_is_in_its_json():
 COMPARES = [["compare", "--deep", "24x2048", "--shallow", "12x2944", "--tokens", "2e10", "--gpus", "8"],
             ["compare", "--deep", "12x768", "--shallow", "6x1086", "--tokens", "2e10"],  # one node assumed
             ["compare", "--deep", "12x768", "--shallow", "6x1086"],  # and 20 tokens per parameter
-            ["compare", "--deep", "80x8192", "--shallow", "40x11585", "--tokens", "2e12"]]  # two nodes: the smallest that holds it
+            ["compare", "--deep", "80x8192", "--shallow", "40x11585", "--tokens", "2e12"],  # two nodes: the smallest that holds it
+            ["compare", "--deep", "80x8192", "--shallow", "12x768", "--gpu", "h100"]]  # the smaller on the larger's two nodes
 
 
 @pytest.mark.parametrize("args", COMPARES, ids=lambda a: " ".join(a[1:]))
@@ -114,7 +115,10 @@ def test_every_figure_of_the_compare_screen_is_in_its_json(args):
         run = side["run"]
         assert run["train_days"] == pytest.approx(run["train_gpu_hours"] / setup["gpus"] / 24, rel=1e-9)
         assert run["tokens"] == setup["tokens"] and side["loss"]["low"] <= side["loss"]["vs_best"] <= side["loss"]["high"]
-        assert run["time_to_target_days"] == pytest.approx(run["time_to_target_gpu_hours"] / setup["gpus"] / 24, rel=1e-9)
+        if run["time_to_target_days"] is None:  # "never": no length reaches the target (the screen says so)
+            assert run["time_to_target_gpu_hours"] is None and "never" in text
+        else:
+            assert run["time_to_target_days"] == pytest.approx(run["time_to_target_gpu_hours"] / setup["gpus"] / 24, rel=1e-9)
 
 
 def test_every_figure_of_the_inspect_run_line_is_in_its_json():
