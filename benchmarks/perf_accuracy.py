@@ -3,6 +3,7 @@
     python benchmarks/perf_accuracy.py            # the tables docs/performance.md prints
     python benchmarks/perf_accuracy.py --rows     # and every row's error
     python benchmarks/perf_accuracy.py --profiles # the named stack profiles (depthwidth/loop/stack_profiles.py)
+    python benchmarks/perf_accuracy.py --split    # each group's runs by recomputation setting
 
 tests/data/published_runs.json holds measured training throughputs, each with its paper, table and
 quote. A source here is one publication's software stack (``SOURCES``: the row's paper and its
@@ -137,6 +138,31 @@ def calibrated_efficiency(line, row) -> float:
     return b / (measured_step(row) - a)
 
 
+def one_run_errors(group) -> list[float]:
+    """Each run of ``group`` ((line, row), ...) calibrated in turn and every other run predicted at its efficiency:
+    n (n - 1) errors (what the calibrated table summarises)."""
+    effs = [calibrated_efficiency(l, r) for l, r in group]
+    return [error(l, r, e) for i, e in enumerate(effs) for j, (l, r) in enumerate(group) if i != j]
+
+
+def recomputation_split(rows, lines=None) -> dict:
+    """{(source, accelerator): {recompute: {"errors": out-of-box errors, "calibrated": summary of ``one_run_errors``
+    within the runs of that setting, or None for one run}}} for the groups whose runs differ in recomputation: how
+    much of a group's calibrated error lies between its settings (docs/performance.md, "Measured error on published
+    runs"); runs whose setting the table does not give are left out."""
+    from depthwidth.cost.perf.step import STEP_EFFICIENCY
+
+    lines = lines or [step_line(r) for r in rows]
+    groups = {}
+    for line, row in zip(lines, rows):
+        if row["recompute"] is not None:  # a setting the paper does not give is no setting to split by
+            groups.setdefault((source(row), row["gpu"]), {}).setdefault(row["recompute"], []).append((line, row))
+    return {key: {setting: {"errors": [error(l, r, STEP_EFFICIENCY) for l, r in runs],
+                            "calibrated": summary(one_run_errors(runs)) if len(runs) > 1 else None}
+                  for setting, runs in settings.items()}
+            for key, settings in groups.items() if len(settings) > 1}
+
+
 def report(rows) -> dict:
     """Every table of the module docstring: {label: summary} per way, with "all" over every row. The
     calibrated ways group a source's runs by accelerator too: a profile holds for the accelerator it
@@ -163,7 +189,7 @@ def report(rows) -> dict:
             effs = [calibrated_efficiency(l, r) for l, r in group]
             out["profiles"][name, gpu] = {"efficiency": statistics.median(effs), "runs": len(group)}
             if len(group) > 1:
-                one = [error(l, r, e) for i, e in enumerate(effs) for j, (l, r) in enumerate(group) if i != j]
+                one = one_run_errors(group)
                 prof = [error(l, r, statistics.median(effs[:j] + effs[j + 1:])) for j, (l, r) in enumerate(group)]
                 out["calibrated_one_run"][name, gpu], out["stack_profile"][name, gpu] = summary(one), summary(prof)
                 out["profiles"][name, gpu]["leave_one_out"] = summary(prof)
@@ -223,6 +249,11 @@ def main(argv) -> None:
             loo = p["leave_one_out"]
             print(f"{name:26} {gpu:10} efficiency {p['efficiency']:.3f} runs {p['runs']:2} "
                   f"leave one out median {loo['median']:.1%} max {loo['max']:.1%}")
+    if "--split" in argv:
+        for (name, gpu), settings in recomputation_split(rows).items():
+            for setting, part in settings.items():
+                within = f"calibrated within: max {part['calibrated']['max']:.1%}" if part["calibrated"] else ""
+                print(f"{name} {gpu} recompute {setting}: {' '.join(f'{e:+.1%}' for e in part['errors'])} {within}")
     if "--rows" in argv:
         for rid, name, e in out["rows"]:
             print(f"{rid:48} {e:+7.1%}  {name}")

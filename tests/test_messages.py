@@ -151,3 +151,15 @@ def test_every_note_of_a_plan_is_typed(args, monkeypatch):
     messages = [n for p in emitted for n in (*p.warnings, *p.notes)]
     assert emitted and messages
     assert [n for n in messages if not isinstance(n, Message) or n.kind not in KINDS] == []
+
+
+def test_the_cluster_note_is_selected_by_its_kind():
+    """Without --gpus, ``smallest_cluster`` keeps the note only when the cluster grew past one node (kind
+    "smallest-cluster"): 70B (140 GB of bf16 weights alone, over 8 x 80 GB with Adam's 16 bytes a parameter)
+    does not fit one H100 node, 125M does."""
+    from depthwidth.arch.presets import preset
+    from depthwidth.cost.perf.predict import Cluster, smallest_cluster
+
+    gpus, note = smallest_cluster(preset("llama").architecture(80, 8192), Cluster(gpu="h100"))
+    assert gpus > 8 and gpus % 8 == 0 and note.kind == "smallest-cluster" and f"{gpus:,} GPUs" in note
+    assert smallest_cluster(preset("llama").architecture(12, 768), Cluster(gpu="h100")) == (8, None)

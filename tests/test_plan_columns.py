@@ -98,7 +98,7 @@ def assert_matches(budgets, opts, reference=threshold_steps):
     for i, budget in enumerate(budgets):
         expected, error = reference(budget, opts)
         if error is not None:
-            assert cols.error[i] == error, budget
+            assert str(cols.error[i]) == error, budget
             continue
         assert cols.error[i] is None, (budget, cols.error[i])
         got = vector_row(cols, i)
@@ -231,8 +231,8 @@ def test_too_large_budget_refusal_text():
     assert cols.error[0] is None
     with pytest.raises(InputError) as err:
         plan(10**40)
-    assert cols.error[1] == str(err.value)
-    assert "too large to plan" in cols.error[1] and "1e+40" in cols.error[1]
+    assert str(cols.error[1]) == str(err.value) and cols.error[1].what == err.value.what == "budget"
+    assert "too large to plan" in str(cols.error[1]) and "1e+40" in str(cols.error[1])
 
 
 def test_a_batch_equals_its_rows_one_by_one():
@@ -294,7 +294,7 @@ def test_every_refusal_of_plan_is_found(arch, count):
             expected = None
         except InputError as err:
             expected = str(err)
-        assert (cols.error[i] or refused.get(i)) == expected, budget
+        assert ((None if cols.error[i] is None else str(cols.error[i])) or refused.get(i)) == expected, budget
 
 
 def test_context_length_reaches_the_flops():

@@ -174,7 +174,10 @@ def test_compare_and_inspect_records_carry_costs():
         run_, serve = shape["run"], shape["serve"]
         assert run_["tokens"] == 2e10
         assert run_["train_flops"] == pytest.approx(paper_flops_per_token(shape["depth"], shape["width"]) * 2e10, rel=1e-12)
-        assert run_["train_days"] is None and serve["kv_cache_bytes_per_sequence"] == 4 * shape["depth"] * shape["width"] * 2048
+        # no --gpus: the days on the cluster compare states it assumed (one node of 8 H100s here), as its screen gives them
+        assert record["setup"]["gpus_assumed"] and record["setup"]["gpus"] == 8
+        assert run_["train_days"] == pytest.approx(run_["train_gpu_hours"] / 8 / 24, rel=1e-12)
+        assert serve["kv_cache_bytes_per_sequence"] == 4 * shape["depth"] * shape["width"] * 2048
     out = run(["inspect", "tests/configs/llama-7b.json", "--tokens", "1e12", "--gpus", "8", "--format", "json"])
     assert out.code == 0, out.stderr
     [record] = json.loads(out.stdout)

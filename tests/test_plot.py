@@ -344,3 +344,33 @@ def test_phase_data_holds_the_plane_and_the_rules_curves():
     assert guard.guard and np.allclose(guard.depths, 2.43 * np.log(guard.widths))
     assert np.allclose(guard.widths, np.geomspace(*phase_data(budgets=(1e9,), models=()).plane[:2], len(guard.widths)))
     assert len(plane_widths(data.plane)) == len(guard.widths)
+
+
+def test_phase_figure_draws_the_curves_advice_prepared():
+    """output.plot only draws: every curve of the figure (the threshold, each budget's iso-budget curve and band,
+    each model's path to its optimum) is advice.phase's data, array for array, and the budget labels sit where
+    it says. The data itself holds the paper's formulas: L = log3 d on the threshold, 12·L·d² = N on a budget's
+    curve and band (the band spanning its depths), 12·L·d² of the model on its path (from the model to its optimum)."""
+    data = phase_data(budgets=(1e9, 1e11), models=("gpt2-xl", "gpt3-175b"), shapes=("12x768",))
+    fig = phase_figure(data)
+    curves = data.curves
+    drawn = [("threshold", curves.threshold)]
+    drawn += [(f"budget:{N:g}", curves.budgets[N]) for N in data.budgets]
+    drawn += [(f"band:{N:g}", curves.bands[N]) for N in data.budgets]
+    drawn += [(f"model-optimum-path:{m.name}", path) for m, path in zip(data.models, curves.model_paths)]
+    for gid, curve in drawn:
+        x, y = one_line(fig, gid)
+        assert np.array_equal(x, curve.widths) and np.array_equal(y, curve.depths), gid
+    labels = {t.get_text(): t.xy for t in fig.axes[0].texts if t.get_text().startswith("N = ")}
+    assert labels == {"N = 1B": curves.labels[1e9], "N = 100B": curves.labels[1e11]}
+
+    assert np.allclose(curves.threshold.depths, np.log(curves.threshold.widths) / np.log(3))
+    for N in data.budgets:
+        for curve in (curves.budgets[N], curves.bands[N]):
+            assert np.allclose(12 * curve.depths * curve.widths**2, N, rtol=1e-12)
+        assert (curves.bands[N].depths[0], curves.bands[N].depths[-1]) == data.bands[N]
+        w, L = curves.labels[N]
+        assert 12 * L * w**2 == pytest.approx(N) and data.plane[2] < L < data.plane[3]
+    for model, (own_depth, _), path in zip(data.models, data.model_optima, curves.model_paths):
+        assert np.allclose(12 * path.depths * path.widths**2, 12 * model.depth * model.width**2, rtol=1e-12)
+        assert path.depths[0] == pytest.approx(model.depth) and path.depths[-1] == pytest.approx(own_depth)

@@ -130,3 +130,33 @@ def test_csv_headers_are_the_dotted_field_names():
     assert {"budget.value", "threshold.min_depth", "recommended.depth", "recommended.run.layout.tp", "recommended.loss.vs_best",
             "band.low", "loss_model.optimal_depth"} <= set(header)
     assert not any(name.startswith("recommended_") for name in header)
+
+
+@pytest.mark.parametrize("args, beyond", [(["--params", "1e9"], False), (["--params", "7e10", "--arch", "llama"], False),
+                                          (["--params", "5e12", "--arch", "llama"], True)])
+def test_band_gives_its_centre_and_whether_it_extrapolates(args, beyond):
+    """``band.centre`` is the depth the band note says practice trains (printed to 0.1 layer), inside the band;
+    ``band.extrapolated`` is true past every published model (the 5e12 plan's warning says so), false inside."""
+    out = run(["plan", *args, "--format", "json"])
+    [record] = json.loads(out.stdout)
+    band = record["band"]
+    said = next(n for n in record["notes"] if n.startswith(f"band [{band['low']}, {band['high']}]"))
+    trains = float(re.search(r"trains ([\d.]+) layers", said).group(1))
+    assert abs(band["centre"] - trains) <= 0.05 + 1e-9
+    assert band["low"] <= band["centre"] <= band["high"]
+    assert band["extrapolated"] is beyond
+    assert ("no published evidence reaches this size" in out.stderr) is beyond
+
+
+def test_band_centre_at_70b_is_near_the_published_70b_depth():
+    """Llama 3 70B trains 80 layers at 8192 wide (github.com/pytorch/torchtitan torchtitan/models/llama3/flavors.py,
+    flavor 70B: n_layers 80, dim 8192): practice's centre at that size is within 10% of it."""
+    [record] = json.loads(run(["plan", "--params", "7e10", "--arch", "llama", "--format", "json"]).stdout)
+    assert abs(record["band"]["centre"] / 80 - 1) < 0.10
+
+
+def test_schema_plan_has_the_band_centre_and_extrapolated():
+    schema = json.loads(run(["schema", "plan"]).stdout)
+    band = schema["$defs"]["DepthBand"]["properties"]
+    assert {"low", "high", "valid_shapes", "centre", "extrapolated"} <= set(band)
+    assert band["extrapolated"]["type"] == "boolean"

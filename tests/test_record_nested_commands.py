@@ -86,16 +86,39 @@ def test_every_figure_of_a_costed_sweep_row_is_in_its_json():
     assert list(rows[0])[-1] == "loss"
 
 
-def test_every_cost_figure_of_the_compare_screen_is_in_its_json():
-    args = ["compare", "--deep", "24x2048", "--shallow", "12x2944", "--tokens", "2e10", "--gpus", "8"]
+COMPARES = [["compare", "--deep", "24x2048", "--shallow", "12x2944", "--tokens", "2e10", "--gpus", "8"],
+            ["compare", "--deep", "12x768", "--shallow", "6x1086", "--tokens", "2e10"],  # one node assumed
+            ["compare", "--deep", "12x768", "--shallow", "6x1086"],  # and 20 tokens per parameter
+            ["compare", "--deep", "80x8192", "--shallow", "40x11585", "--tokens", "2e12"],  # two nodes: the smallest that holds it
+            ["compare", "--deep", "80x8192", "--shallow", "12x768", "--gpu", "h100"]]  # the smaller on the larger's two nodes
+
+
+@pytest.mark.parametrize("args", COMPARES, ids=lambda a: " ".join(a[1:]))
+def test_every_figure_of_the_compare_screen_is_in_its_json(args):
+    """The figures table (loss vs best, days to the target loss, days and GPU-hours, step, memory, decode) and the
+    train line's cluster, length and target size are fields of the JSON, with or without --gpus and --tokens."""
     record = json_of(args)
     text = text_of(args)
-    labels = ("days at", "step time, MFU", "memory per GPU", "decode latency", "params, regime")
+    labels = ("loss vs best", "days to target loss", "days at", "step time, MFU", "memory per GPU", "decode latency",
+              "params, regime")
     lines = [line for line in text.splitlines() if line.startswith(labels)]
     assert len(lines) == len(labels)
     for line in lines:
-        assert_printed_in(re.sub(r"\(deep\)|\(shallow\)", "", line), [record["deep"], record["shallow"]])
+        assert_printed_in(re.sub(r"\(deep\)|\(shallow\)|\[95%\]", "", line), [record["deep"], record["shallow"]])
+    train = text.split("why ")[0].split("train ")[1]  # its shapes, accelerator and the cited 20 tokens per parameter aside
+    assert_printed_in(re.sub(r"\b\d+x\d+\b|h100|\(no --tokens[^)]*\)", "", train), record)
     assert record["deep"]["run"]["layout"] and record["deep"]["serve"]["decode_seconds_per_token"] > 0
+    setup = record["setup"]
+    assert setup["gpus_assumed"] is ("--gpus" not in args) and setup["tokens_assumed"] is ("--tokens" not in args)
+    assert ("no --gpus" in text) is setup["gpus_assumed"] and f"{setup['gpus']:,} x {setup['gpu']}" in text
+    for side in (record["deep"], record["shallow"]):  # days = GPU-hours / GPUs / 24 on the cluster stated
+        run = side["run"]
+        assert run["train_days"] == pytest.approx(run["train_gpu_hours"] / setup["gpus"] / 24, rel=1e-9)
+        assert run["tokens"] == setup["tokens"] and side["loss"]["low"] <= side["loss"]["vs_best"] <= side["loss"]["high"]
+        if run["time_to_target_days"] is None:  # "never": no length reaches the target (the screen says so)
+            assert run["time_to_target_gpu_hours"] is None and "never" in text
+        else:
+            assert run["time_to_target_days"] == pytest.approx(run["time_to_target_gpu_hours"] / setup["gpus"] / 24, rel=1e-9)
 
 
 def test_every_figure_of_the_inspect_run_line_is_in_its_json():

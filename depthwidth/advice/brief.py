@@ -27,11 +27,9 @@ def brief_columns(budgets: list[int], options, source: str) -> dict[str, list]:
 
     columns = plan_many(budgets, options)
     for row, error in enumerate(columns.error.tolist()):
-        if error is not None:  # the scalar planner's own line, "bad budget '1e+40': ...", rebuilt as its error
-            import re
-
-            what, value, accepted = re.match(r"bad (.+?) '(.*?)': (.*)", error, re.S).groups()
-            raise InputError(what, value, accepted, number=budgets[row] if what == "budget" else None)
+        if error is not None:  # the scalar planner's own refusal, with the budget it refused as a number
+            raise InputError(error.what, error.value, error.accepted, error.where,
+                             budgets[row] if error.what == "budget" else error.number)
     n = len(budgets)
     depth, width = columns.min_depth.tolist(), columns.width.tolist()
     listed = lambda values: values.tolist() if hasattr(values, "tolist") else list(values)

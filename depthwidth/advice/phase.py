@@ -5,7 +5,8 @@ For each budget N (the paper's block, 12·L·d² = N): the minimal-depth shape o
 L = log3 d (Levine et al. 2020, Theorems 1-2; ``theory.separation``), the empirical optimum of the
 NeurIPS version's fit (``rules.builtin.empirical_optimum``) and the evidence band (``evidence.depth_band``).
 For each published model: the empirical optimum at its own size. The plane's extent (every point
-inside with a margin) and, when asked, each rule's curve on it (``rules.builtin.REGISTRY``: a
+inside with a margin), the curves drawn on it (``phase_curves``: the threshold, each budget's iso-budget
+curve and band, each model's path to its optimum) and, when asked, each rule's curve on it (``rules.builtin.REGISTRY``: a
 recommending rule's optimum across budgets, a guard's maximum depth for each width). For the
 bounds figure (``bounds_data``): each width's Theorem 1/2 bounds on log3(sep) against depth
 (``theory.separation.bounds_grid``). Bad input raises ``InputError``.
@@ -42,10 +43,33 @@ class RuleCurve:
 
 
 @frozen
+class Curve:
+    """A curve on the plane: ``widths`` and ``depths`` (NumPy arrays of the same length)."""
+
+    widths: object
+    depths: object
+
+
+@frozen
+class PhaseCurves:
+    """The phase diagram's curves across the plane: the ``threshold`` L = log3 d (Theorems 1-2), and for each
+    budget N its iso-budget curve 12·L·d² = N (``budgets``), the stretch of it its evidence band covers
+    (``bands``) and where its label sits (``labels``: (width, depth), near the plane's bottom); for each model
+    the stretch of its own iso-budget curve from it to the empirical optimum at its size (``model_paths``)."""
+
+    threshold: Curve
+    budgets: dict
+    bands: dict
+    labels: dict
+    model_paths: tuple
+
+
+@frozen
 class PhaseData:
     """The phase diagram's points. ``minimal`` and ``empirical`` map a budget to (width, depth),
     ``bands`` to the band's (low, high) depths; ``model_optima`` is (depth, width) per model;
-    ``plane`` is (width low, width high, depth low, depth high); ``rules`` the rules' curves (or empty)."""
+    ``plane`` is (width low, width high, depth low, depth high); ``curves`` the curves drawn on it
+    (``PhaseCurves``); ``rules`` the rules' curves (or empty)."""
 
     budgets: tuple
     models: tuple
@@ -55,6 +79,7 @@ class PhaseData:
     bands: dict
     model_optima: tuple
     plane: tuple = ()
+    curves: PhaseCurves | None = None
     rules: tuple = ()
 
 
@@ -75,9 +100,43 @@ def phase_data(budgets=DEFAULT_BUDGETS, models=DEFAULT_MODELS, shapes=(), rules:
     points = [*minimal.values(), *empirical.values(), *((math.sqrt(N / (12 * L)), L) for N in budgets for L in bands[N]),
               *((m.width, m.depth) for m in models), *((s.width, s.depth) for s in shapes)]
     plane = plane_of(points)
+    model_optima = tuple(empirical_optimum(12 * m.depth * m.width**2) for m in models)
     return PhaseData(budgets=budgets, models=models, shapes=shapes, minimal=minimal, empirical=empirical, bands=bands,
-                     model_optima=tuple(empirical_optimum(12 * m.depth * m.width**2) for m in models), plane=plane,
+                     model_optima=model_optima, plane=plane, curves=phase_curves(plane, bands, models, model_optima),
                      rules=rule_curves(plane_widths(plane)) if rules else ())
+
+
+BUDGET_POINTS, BAND_POINTS, MODEL_PATH_POINTS = 200, 24, 20  # points along an iso-budget curve, a band's stretch, a model's path
+LABEL_HEIGHT = 0.13  # a budget's label sits this far up the plane's depth span (log scale): near the bottom, where it is emptiest
+
+
+def iso_budget(budget: float, depths) -> Curve:
+    """The paper's iso-budget curve 12·L·d² = N at ``depths``: d = sqrt(N/(12·L)) (Levine et al. 2020, §2)."""
+    import numpy as np
+
+    depths = np.asarray(depths, dtype=float)
+    return Curve(np.sqrt(budget / (12 * depths)), depths)
+
+
+def phase_curves(plane, bands: dict, models, model_optima) -> PhaseCurves:
+    """The curves of the phase diagram on ``plane``: the threshold at ``plane_widths``, each budget's iso-budget
+    curve across the plane's depths and its band's stretch (``bands``: budget -> (low, high) depths), each budget's
+    label point, and each model's path along its own iso-budget curve to its optimum (``model_optima``: (depth, width))."""
+    import numpy as np
+
+    from ..theory.separation import threshold_depth
+
+    widths = plane_widths(plane)
+    y_low, y_high = plane[2], plane[3]
+    depths = np.geomspace(y_low, y_high, BUDGET_POINTS)
+    label_depth = y_low * (y_high / y_low) ** LABEL_HEIGHT
+    return PhaseCurves(
+        threshold=Curve(widths, threshold_depth(widths, xp=np)),
+        budgets={N: iso_budget(N, depths) for N in bands},
+        bands={N: iso_budget(N, np.linspace(lo, hi, BAND_POINTS)) for N, (lo, hi) in bands.items()},
+        labels={N: (math.sqrt(N / (12 * label_depth)), label_depth) for N in bands},
+        model_paths=tuple(iso_budget(12 * m.depth * m.width**2, np.geomspace(m.depth, own_depth, MODEL_PATH_POINTS))
+                          for m, (own_depth, _) in zip(models, model_optima)))
 
 
 def plane_of(points) -> tuple:

@@ -7,7 +7,7 @@ Every distinct (depth, width) near any budget's ideal width is built once by ``s
 past that each budget has 25 widths of its own.
 
 Rows ``plan`` refuses (a budget too large, below every valid shape, no valid shape nearby) carry the
-refusal's text in ``PlanColumns.error``; their other values are meaningless. ``plan`` also refuses a
+refusal (the ``InputError`` ``plan`` raises) in ``PlanColumns.error``; their other values are meaningless. ``plan`` also refuses a
 budget whose rule-recommended shape has no valid shape nearby, which is not computed here:
 ``rule_refusals`` finds those rows (tiny budgets) with ``plan`` itself.
 """
@@ -35,8 +35,8 @@ class PlanColumns:
     """``plan_many``'s answer: one entry per budget, in order, as NumPy arrays: int64 depths and
     widths, float64 ``min_depth_exact``/``width_exact``/``budget_deviation``, and object arrays
     for the counts (Python ints, exact past int64), the nullable fields (None for null) and
-    ``tp_sizes`` (tuples). ``error`` is None for a planned row, else the InputError text of
-    ``plan``; the other values of such a row are meaningless (0, NaN or None)."""
+    ``tp_sizes`` (tuples). ``error`` is None for a planned row, else the InputError ``plan`` raises
+    (its text: ``str``); the other values of such a row are meaningless (0, NaN or None)."""
 
     budget: object  # the budgets as given (int64, or Python ints)
     budget_count: str  # the count field the budget limits: params_nonembedding | params_active | params_with_embeddings
@@ -68,9 +68,10 @@ class PlanColumns:
 
     def records(self) -> list[dict]:
         """One dict of Python values per row, keyed by field name (``regime`` spelled out), errors
-        included as ``error``."""
+        included as ``error`` (the refusal's text)."""
         names = [f.name for f in fields(self) if f.name not in ("budget_count", "regime_code")]
-        columns = [getattr(self, n).tolist() for n in names]
+        columns = [[None if e is None else str(e) for e in column] if n == "error" else column
+                   for n, column in ((n, getattr(self, n).tolist()) for n in names)]
         names.append("regime")
         columns.append(self.regime)
         count = self.budget_count
@@ -128,7 +129,7 @@ def _one_size(values: list[int], options: PlanOptions) -> PlanColumns:
     model, depth, exact, width_exact = threshold(budget, spending)  # an impossible count raises here, once, as plan() would
     error = np.full(n, None, dtype=object)
     for i in np.flatnonzero(width_exact > MAX_PLAN_WIDTH).tolist():
-        error[i] = str(too_large(values[i], spending, model))
+        error[i] = too_large(values[i], spending, model)
     out = _empty(n)
     rows = np.flatnonzero(error == None)  # noqa: E711 - element-wise
     if rows.size:
@@ -197,9 +198,9 @@ def _shapes(out: dict, rows, budget, depth, width_exact, options: PlanOptions, e
     fact = near.at(near.fact, chosen)
     deviation = near.at(near.deviation, chosen)
     for i in np.flatnonzero(too_small).tolist():  # below every valid shape: the refusal names the smallest budget it can plan
-        error[int(rows[i])] = str(below_every_shape(int(b[i]), spending, constraints, facts.rows[int(fact[i])][3], float(deviation[i])))
+        error[int(rows[i])] = below_every_shape(int(b[i]), spending, constraints, facts.rows[int(fact[i])][3], float(deviation[i]))
     for i in np.flatnonzero(refused & ~too_small).tolist():
-        error[int(rows[i])] = str(no_valid_shape(spending, constraints, int(L[i]), float(center[i])))
+        error[int(rows[i])] = no_valid_shape(spending, constraints, int(L[i]), float(center[i]))
     keep = np.flatnonzero(~refused)
     if not keep.size:
         return

@@ -102,11 +102,15 @@ class RuleUsed:
 @frozen
 class DepthBand:
     """The evidence band of depths (``evidence.depth_band``) and how many valid shapes it holds (null
-    when the consensus did not pick: a rule, or past the evidence)."""
+    when the consensus did not pick: a rule, or past the evidence); ``centre``, the depth published
+    practice trains at this size (layers, not whole: the fit the band is drawn around, ``bandfit``), and
+    ``extrapolated``, whether the size lies beyond every published model that fit is made on."""
 
     low: int
     high: int
     valid_shapes: int | None = None
+    centre: float | None = None
+    extrapolated: bool = False
 
 
 @frozen

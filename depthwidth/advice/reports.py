@@ -10,6 +10,7 @@ from ..arch.record import ShapeRecord, block_fields, fractional_heads_note, repe
 from ..cost.fields import Loss
 from ..theory.separation import bounds, min_depth
 from ..core.frozen import frozen
+from .which import CompareSetup
 
 
 def shape_list_chunks(depths, widths, heads, reading: str, rows_per_chunk: int = 1 << 16):
@@ -72,12 +73,14 @@ def comparison_report_type():
     @frozen
     class ComparisonReport(Comparison):
         """The compare record: both shape records with their blocks, the verdict and the widths,
-        and the empirical optimum's depth at each side's size (a fit, not theory)."""
+        the empirical optimum's depth at each side's size (a fit, not theory), and the run both are
+        costed on with what it assumed (``which.CompareSetup``; null until costed)."""
 
         deep: ShapeRecord
         shallow: ShapeRecord
         deep_empirical_depth: float
         shallow_empirical_depth: float
+        setup: CompareSetup | None = None
 
     return ComparisonReport
 
@@ -100,10 +103,13 @@ def compare_with_blocks(comparison, deep_arch, shallow_arch):
 # its size, and its predicted loss penalty against the best shape of its size (``loss``: plan's Loss record),
 # each with its interval
 LOSS_TYPES = {**dict.fromkeys(("optimal_depth", "optimal_depth_low", "optimal_depth_high"), "float"), "loss": "Loss"}
+# a real model against the plan for its own size (``size_notes``): the minimal depth and the Levine et al. fit's optimum
+SIZE_TYPES = {"min_depth": "int", "empirical_depth": "float", "empirical_width": "float"}
 
 
 @frozen
 @repeats(LOSS_TYPES, LOSS_TYPES, after="source")
+@repeats(SIZE_TYPES, SIZE_TYPES, after="aspect_ratio")
 class ModelReport(ShapeRecord):
     """The models record: the shape record of a published architecture plus its catalogue data."""
 
@@ -114,14 +120,12 @@ class ModelReport(ShapeRecord):
     vocab: int | None
     published_params: float | None
     aspect_ratio: float
-    min_depth: int
-    empirical_depth: float
-    empirical_width: float
     source: str
 
 
 @frozen
 @repeats(LOSS_TYPES, LOSS_TYPES, after="vocab_bottleneck")
+@repeats(SIZE_TYPES, SIZE_TYPES, after="vocab")
 class ConfigReport(ShapeRecord):
     """The inspect record: the shape record of a config.json plus its real structure.
 
@@ -133,9 +137,6 @@ class ConfigReport(ShapeRecord):
     model_type: str | None
     decoder_depth: int
     vocab: int | None
-    min_depth: int
-    empirical_depth: float
-    empirical_width: float
     vocab_bottleneck: bool
 
     attention_layers: int | None = None
@@ -152,8 +153,9 @@ def loss_report(depth: int, size: float, width: int | None = None, ffn: int | No
     return dict(optimal_depth=optimum[0], optimal_depth_low=optimum[1], optimal_depth_high=optimum[2], loss=penalty)
 
 
-def size_notes(depth: int, width: int, size: int, vocab: int | None, ffn: int | None = None) -> tuple[tuple[str, ...], int, float, float]:
-    """How a model's depth compares with the plan for its size, and the vocabulary note."""
+def size_notes(depth: int, width: int, size: int, vocab: int | None, ffn: int | None = None) -> tuple[tuple[str, ...], dict]:
+    """How a model's depth compares with the plan for its size, and the vocabulary note; and the record's
+    fields of that comparison (``SIZE_TYPES``)."""
     lowest = min_depth(max(size, 1))
     emp_depth, emp_width = empirical_optimum(size)
     side = "respects" if depth >= lowest else "is below"
@@ -170,18 +172,18 @@ def size_notes(depth: int, width: int, size: int, vocab: int | None, ffn: int | 
                      "(vocabulary bottleneck, Wies et al. 2021)")
     from .rules.builtin import shape_positions  # where the shape sits against each empirical rule (the Levine fit is above)
     notes += shape_positions(depth, width, size, skip=("levine-fit",))
-    return tuple(notes), lowest, emp_depth, emp_width
+    return tuple(notes), dict(min_depth=lowest, empirical_depth=emp_depth, empirical_width=emp_width)
 
 
 def model_report(model, reading: str = "consistent") -> ModelReport:
     """A catalogue Model with its block counts, regime, bounds and plan comparison (size by 12·L·d²).
     ``reading``: Theorem 2's c2 reading (theory.C2_READINGS)."""
     record = shape_record(bounds(model.depth, model.width, model.heads, reading), model.architecture)
-    notes, lowest, emp_depth, emp_width = size_notes(model.depth, model.width, record.params_12Ld2, model.vocab, model.ffn)
+    notes, compared = size_notes(model.depth, model.width, record.params_12Ld2, model.vocab, model.ffn)
     return ModelReport(**{**record.__dict__, "notes": record.notes + notes}, name=model.name, display_name=model.display_name,
                        family=model.family, year=model.year, vocab=model.vocab, published_params=model.params,
-                       aspect_ratio=model.width / model.depth, min_depth=lowest, empirical_depth=emp_depth,
-                       empirical_width=emp_width, source=model.source, **loss_report(model.depth, record.params_12Ld2, model.width, model.ffn))
+                       aspect_ratio=model.width / model.depth, **compared, source=model.source,
+                       **loss_report(model.depth, record.params_12Ld2, model.width, model.ffn))
 
 
 def config_report(config, reading: str = "consistent") -> ConfigReport:
@@ -194,14 +196,12 @@ def config_report(config, reading: str = "consistent") -> ConfigReport:
     fields, block_notes = block_fields(config.architecture, shape.heads, **known)
     real = config.params_nonembedding
     size = real if real is not None else getattr(config, "params_12Ld2", getattr(config, "params_convention", None))
-    notes, lowest, emp_depth, emp_width = size_notes(config.depth, config.width, size, config.vocab, config.ffn)
+    notes, compared = size_notes(config.depth, config.width, size, config.vocab, config.ffn)
     if real is None:
         notes = ("its size for the plan comparison is 12·L·d² (the real count is unavailable)",) + notes
     return ConfigReport(**{**record.__dict__, "notes": record.notes + config.notes + block_notes + notes}, **fields,
                         source=config.source, model_type=config.model_type, decoder_depth=config.decoder_depth,
-                        vocab=config.vocab, min_depth=lowest,
-                        empirical_depth=emp_depth, empirical_width=emp_width,
-                        vocab_bottleneck=config.vocab is not None and config.width > config.vocab,
+                        vocab=config.vocab, **compared, vocab_bottleneck=config.vocab is not None and config.width > config.vocab,
                         attention_layers=getattr(config, "attention_layers", None),
                         params_other_mixers=getattr(config, "params_other_mixers", None),
                         **loss_report(config.depth, size, config.width, config.ffn))

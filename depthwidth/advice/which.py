@@ -40,6 +40,32 @@ class Which:
     loss_notes: tuple
 
 
+@frozen
+class CompareSetup:
+    """What both shapes of `compare` are costed on, its screen and its JSON alike (names as plan's ``setup``):
+    the accelerator and GPU count (``gpus_assumed``: no --gpus, so one node, or the smallest cluster that holds
+    the larger shape), the training length (``tokens_assumed``: no --tokens, so 20 tokens per parameter of the
+    larger, Hoffmann et al. 2022), and the size whose best shape's loss is the target (``target_params``)."""
+
+    gpu: str
+    gpus: int
+    gpus_assumed: bool
+    tokens: float
+    tokens_assumed: bool
+    target_params: int
+
+
+def compare_setup(w: Which) -> CompareSetup:
+    """The run ``w`` costs both shapes on, with what it assumed."""
+    return CompareSetup(w.gpu, w.gpus, w.gpus_assumed, w.tokens, w.tokens_assumed, w.target_params)
+
+
+def loss_fields(w: Which) -> dict:
+    """{label: the flat loss fields (``target.Targeted.fields``: loss_vs_best and its interval, the time to the
+    target loss in days and GPU-hours)} of each side of ``w``: the figures its screen prints, at its length."""
+    return {side.label: side.targeted.fields() for side in w.sides}
+
+
 def which(named: list, spec, fixed: tuple = (), modeled: bool = True) -> Which:
     """The Which of ``named`` = [(label, name, blocks.Architecture)] on ``spec`` (a cost.run.RunSpec:
     accelerator, GPUs or None, context, tokens or None, and with ``modeled`` False the flat --mfu),

@@ -179,10 +179,11 @@ def pipeline_stages(pp, named, uneven: bool = True) -> None:
                  f"so its time is costed {imbalance(depth, pp):.3f}x an even split")
 
 
-def costed(record, arch, spec, fixed: tuple = (), rate=None):
+def costed(record, arch, spec, fixed: tuple = (), rate=None, loss: dict | None = None):
     """``record`` with the cost fields of ``arch`` under ``spec`` (all null when the layout is unknown):
     timed by the performance model in its best layout of the ``fixed`` fields (``cost.perf.modeled``, as
-    cost, plan and sweep time it; with its decode time per token), or at the flat --mfu ``rate``."""
+    cost, plan and sweep time it; with its decode time per token), or at the flat --mfu ``rate``; with
+    ``loss`` (flat loss fields: ``target.Targeted.fields``) its ``loss`` record and times to the target too."""
     from ..cost.fields import TIME_FIELDS, cost_fields, empty_cost_fields, with_costs
 
     if arch is None:
@@ -190,8 +191,8 @@ def costed(record, arch, spec, fixed: tuple = (), rate=None):
     if rate is not None:
         from ..cost.run import run_costs
 
-        return with_costs(record, {**cost_fields(run_costs(arch, spec), spec.tokens is not None), **dict.fromkeys(TIME_FIELDS)},
-                          spec)
+        return with_costs(record, {**cost_fields(run_costs(arch, spec), spec.tokens is not None), **dict.fromkeys(TIME_FIELDS),
+                                   **(loss or {})}, spec)
     from ..cost.perf.modeled import modeled_costs
 
     costs, extra = modeled_costs(arch, spec, fixed, serve=True)  # the decode time too: compare's screen prints it
@@ -199,4 +200,4 @@ def costed(record, arch, spec, fixed: tuple = (), rate=None):
     if spec.gpus is None:  # searched on one node; without --gpus no wall-clock days (as sweep)
         fields["train_days"] = None
     timed = {name: extra.get(name) for name in TIME_FIELDS + ("decode_seconds_per_token",)}
-    return with_costs(record, {**fields, **timed, "calibrated_on": spec.calibrated_on}, spec)
+    return with_costs(record, {**fields, **timed, "calibrated_on": spec.calibrated_on, **(loss or {})}, spec)

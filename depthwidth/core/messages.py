@@ -16,7 +16,7 @@ WARNING_KINDS = ("off-budget", "past-evidence", "outside-band", "rule-clamped", 
                  "multiple-above-width", "unsharded", "guard")
 NOTE_KINDS = ("threshold", "position-table", "past-threshold", "consensus", "rule", "rule-file", "band", "deep-stack",
               "on-threshold", "tokens-assumed", "gpus-assumed", "over-memory", "pipeline-shallow", "left-out", "loss-model",
-              "days")
+              "days", "smallest-cluster", "no-cluster")
 KINDS = WARNING_KINDS + NOTE_KINDS + ("assumed", "no-law")
 
 

@@ -39,22 +39,25 @@ def empty_cost_fields() -> dict:
 
 
 @lru_cache(maxsize=None)
-def costed_type(cls):
+def costed_type(cls, loss: bool = False):
     """``cls`` (a ``@frozen`` shape record) extended with its ``run`` and ``serve`` records (``Run``, ``Serve``;
-    None: not costed)."""
+    None: not costed), and with ``loss`` its ``loss`` record between them (``Loss``, as plan's candidates)."""
     from ..core.frozen import frozen_class
 
-    return frozen_class(cls.__name__, [("run", "Run | None", dataclasses.field(default=None)),
-                                       ("serve", "Serve | None", dataclasses.field(default=None))],
+    names = ("run", "loss", "serve") if loss else ("run", "serve")
+    return frozen_class(cls.__name__, [(name, f"{name.title()} | None", dataclasses.field(default=None)) for name in names],
                         bases=(cls,), module=__name__)
 
 
 def with_costs(record, fields: dict, spec=None):
     """A copy of the shape record ``record`` with ``run`` and ``serve`` records after its own fields, nested
     (``nested``) from the flat cost (and time) ``fields`` under the run ``spec``; both None when every cost
-    field is None (a shape whose layout is unknown). Notes kept as they are."""
+    field is None (a shape whose layout is unknown). With loss fields among ``fields`` (``loss_vs_best``...:
+    ``NESTED``), a ``loss`` record between them. Notes kept as they are."""
     values = {f.name: getattr(record, f.name) for f in dataclasses.fields(record)}
     parts = nested(fields, spec) if any(v is not None for v in fields.values()) else {}
+    if "loss_vs_best" in fields:
+        return costed_type(type(record), True)(**values, **{name: parts.get(name) for name in ("run", "loss", "serve")})
     return costed_type(type(record))(**values, run=parts.get("run"), serve=parts.get("serve"))
 
 

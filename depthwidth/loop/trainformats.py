@@ -69,22 +69,17 @@ def litgpt_config(block, context: int, name: str, norm: str, rope_base: int | No
 
 def yaml_scalar(value) -> str:
     """One YAML 1.1 scalar that yaml.safe_load reads back as the same Python value (str, int,
-    float, bool, None); strings are double-quoted JSON-style."""
+    float, bool, None): JSON's spelling (null, true, false, digits, a double-quoted string; anything
+    else as its text), but a float's exponent always after a dot, as YAML 1.1 needs (1e-05 -> 1.0e-05)."""
     import json
 
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
     if isinstance(value, float):
         text = repr(value)
-        if "e" in text and "." not in text.split("e")[0]:  # YAML 1.1 floats need a dot: 1e-05 -> 1.0e-05
+        if "e" in text and "." not in text.split("e")[0]:
             mantissa, exponent = text.split("e")
             text = f"{mantissa}.0e{exponent}"
         return text
-    return json.dumps(str(value))
+    return json.dumps(value if value is None or isinstance(value, int) else str(value))
 
 
 def yaml_text(config: dict, title: str) -> str:

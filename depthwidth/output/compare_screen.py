@@ -53,9 +53,10 @@ def _why(w, names: dict) -> str:
                 "(docs/loss.md)")
     if getattr(b.costs, "fits_on_gpu", True) is False and getattr(a.costs, "fits_on_gpu", True) is not False:
         return f"{names[other.label]} does not fit in the GPU's memory in any layout searched"
-    speed = _speed(b.time / a.time if a.time else 1.0)
+    ratio = b.time / a.time if a.time else 1.0
+    speed = _speed(ratio)
     tie = ("a near tie (within 5%, inside the models' errors): " if a.to_target and b.to_target / a.to_target < 1.05 else "")
-    if a.penalty[0] <= b.penalty[0] and "slower" in speed:
+    if a.penalty[0] <= b.penalty[0] and ratio < 0.95:  # slower (``_speed``)
         return f"{tie}it is {speed}, but predicted closer to the best shape's loss, so it needs fewer extra tokens to reach it"
     if a.penalty[0] <= b.penalty[0]:
         return f"{tie}it is predicted closer to the best shape's loss, and {speed}"

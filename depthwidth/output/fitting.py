@@ -13,16 +13,23 @@ COMFORT_WIDTH = 20  # a text column narrower than this is split into parts befor
 FOLD_WORDS_OVER = 24  # a text column folds only words longer than this (paths, URLs), never a word with a digit
 
 
-def console_width(terminal: bool) -> int | None:
-    """The width tables are laid out for: the terminal's (Rich reads it, COLUMNS first), COLUMNS
-    off a terminal (else OFF_TERMINAL_WIDTH), or unbounded with --wide."""
+def given_width() -> int | None:
+    """The width the user set: unbounded with --wide, else COLUMNS when it is a positive whole number; None
+    when neither is set (the terminal's width, or a default off a terminal, is the caller's)."""
     import os
 
     if WIDE["on"]:
         return 1_000_000
     columns = os.environ.get("COLUMNS", "").strip()
-    if columns.isdigit() and int(columns) > 0:
-        return int(columns)
+    return int(columns) if columns.isdigit() and int(columns) > 0 else None
+
+
+def console_width(terminal: bool) -> int | None:
+    """The width tables are laid out for: the terminal's (Rich reads it, COLUMNS first), COLUMNS
+    off a terminal (else OFF_TERMINAL_WIDTH), or unbounded with --wide."""
+    width = given_width()
+    if width is not None:
+        return width
     return None if terminal else OFF_TERMINAL_WIDTH
 
 

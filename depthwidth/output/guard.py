@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import os
 import sys
+from contextlib import contextmanager
 
 from ..core.errors import EnvironmentFailure
 
@@ -15,6 +16,18 @@ OUTPUT_ERRNOS = {errno.ENOSPC, errno.EBADF, errno.EIO, errno.EDQUOT, errno.EFBIG
 def cannot_write(err: BaseException) -> EnvironmentFailure:
     """The one wording of a failed write."""
     return EnvironmentFailure(f"cannot write output: {getattr(err, 'strerror', None) or err}")
+
+
+@contextmanager
+def _writing():
+    """A failing write (an OSError or a closed stream's ValueError) raised as EnvironmentFailure; a broken
+    pipe as itself (the CLI ends quietly on it)."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as err:
+        raise cannot_write(err) from None
 
 
 def closed() -> EnvironmentFailure:
@@ -34,7 +47,6 @@ def encoding_of(out) -> str | None:
         return None
 
 
-
 def output_text(text: str, out) -> str:
     """``text`` as ``out`` can take it: unchanged for UTF-8 (and StringIO); for another encoding
     (PYTHONIOENCODING=ascii, a latin-1 terminal) every character it cannot spell becomes a
@@ -51,13 +63,9 @@ def write_output(text: str, out) -> None:
     ("cannot write output: ..."); a reader that went away (BrokenPipeError) goes up as is."""
     if out is None:  # Python sets sys.stdout to None when it starts with file descriptor 1 closed
         raise closed()
-    try:
+    with _writing():  # ValueError: "I/O operation on closed file"
         out.write(output_text(text, out))
         out.flush()
-    except BrokenPipeError:
-        raise
-    except (OSError, ValueError) as err:  # ValueError: "I/O operation on closed file"
-        raise cannot_write(err) from None
 
 
 def stream_writer(out):
@@ -67,12 +75,8 @@ def stream_writer(out):
         raise closed()
 
     def write(text: str) -> None:
-        try:
+        with _writing():
             out.write(output_text(text, out))
-        except BrokenPipeError:
-            raise
-        except (OSError, ValueError) as err:
-            raise cannot_write(err) from None
 
     return write
 
@@ -88,16 +92,12 @@ def stream_bytes_writer(out):
     utf8 = encoding_of(out) in (None, "utf-8", "utf-8-sig")
 
     def write(data: bytes) -> None:
-        try:
+        with _writing():
             if utf8 or data.isascii():
                 out.flush()  # what was written as text goes first
                 buffer.write(data)
             else:
                 out.write(output_text(data.decode("utf-8", "surrogatepass"), out))
-        except BrokenPipeError:
-            raise
-        except (OSError, ValueError) as err:
-            raise cannot_write(err) from None
 
     return write
 
@@ -119,12 +119,8 @@ class ClosedStdout:
 
 def flush_stdout() -> None:
     """Flush stdout now, so that a write error (a full disk) is reported, not lost at exit."""
-    try:
+    with _writing():
         sys.stdout.flush()
-    except BrokenPipeError:
-        raise
-    except (OSError, ValueError) as err:
-        raise cannot_write(err) from None
 
 
 def discard_stdout() -> None:

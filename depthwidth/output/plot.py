@@ -9,7 +9,6 @@ so tests and callers can find it.
 """
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 from ..core.errors import InputError
@@ -136,13 +135,11 @@ def _count_formatter(value, _position=None):
 
 def phase_figure(data):
     """The depth-width plane of ``data`` (``advice.phase.phase_data``, which computes every point,
-    the plane's extent and the rules' curves): the regimes either side of L = log3 d, iso-budget
+    the plane's extent, the threshold and iso-budget curves and the rules' curves; drawn here as given):
+    the regimes either side of L = log3 d, iso-budget
     curves 12·L·d² = N with their minimal-depth and empirical-optimum points and evidence bands,
     published models, and given shapes; each rule's curve in ``data.rules`` (gid ``rule:NAME``)."""
     require_matplotlib()
-    import numpy as np
-
-    from ..advice.phase import plane_widths
 
     x_low, x_high, y_low, y_high = data.plane
 
@@ -152,25 +149,22 @@ def phase_figure(data):
     ax.set_yscale("log")
     ax.set_xlim(x_low, x_high)
     ax.set_ylim(y_low, y_high)
-    x = plane_widths(data.plane)
-    _draw_regions(ax, np, x, y_low, y_high)
-    _draw_budgets(ax, np, data, y_low, y_high)
+    _draw_regions(ax, data.curves.threshold, y_low, y_high)
+    _draw_budgets(ax, data)
     _draw_rules(ax, data.rules)
-    labels = _draw_models(ax, np, data) + _draw_shapes(ax, data)
+    labels = _draw_models(ax, data) + _draw_shapes(ax, data)
     _phase_axes(ax, y_low, y_high)
     place_labels(fig, ax, labels)
     return fig
 
 
-def _draw_regions(ax, np, x, y_low, y_high):
-    """The two regimes and the threshold between them (Theorems 1 and 2)."""
-    from ..theory.separation import threshold_depth
-
-    threshold = threshold_depth(x, xp=np)
-    edge = np.clip(threshold, y_low, y_high)
+def _draw_regions(ax, threshold, y_low, y_high):
+    """The two regimes either side of the ``threshold`` curve (Theorems 1 and 2), filled up to the plane's edges."""
+    x = threshold.widths
+    edge = threshold.depths.clip(y_low, y_high)
     ax.fill_between(x, y_low, edge, color=EFFICIENT_FILL, linewidth=0, zorder=0, gid="region:efficient")
     ax.fill_between(x, edge, y_high, color=INEFFICIENT_FILL, linewidth=0, zorder=0, gid="region:inefficient")
-    ax.plot(x, threshold, color=THRESHOLD_COLOUR, linewidth=2.2, zorder=3, gid="threshold",
+    ax.plot(x, threshold.depths, color=THRESHOLD_COLOUR, linewidth=2.2, zorder=3, gid="threshold",
             label="threshold L = log3 d")
     region_text = dict(fontsize=11, fontweight="bold", zorder=4, transform=ax.transAxes)
     ax.text(0.015, 0.025, "depth-efficient:\nL < log3 d (Theorem 1)", ha="left", va="bottom", color="#3d7a3d",
@@ -179,25 +173,23 @@ def _draw_regions(ax, np, x, y_low, y_high):
             bbox=dict(boxstyle="round,pad=0.3", facecolor=INEFFICIENT_FILL, edgecolor="none", alpha=0.9), **region_text)
 
 
-def _draw_budgets(ax, np, data, y_low, y_high):
+def _draw_budgets(ax, data):
     """Iso-budget curves N = 12·L·d², with the minimal depth (on the threshold), the evidence band
     and the empirical optimum."""
-    depths = np.geomspace(y_low, y_high, 200)
+    curves = data.curves
     for index, N in enumerate(data.budgets):
-        label = short_count(N)
-        ax.plot(np.sqrt(N / (12 * depths)), depths, color=BUDGET_COLOUR, linewidth=1.1, alpha=0.8, zorder=2,
+        curve = curves.budgets[N]
+        ax.plot(curve.widths, curve.depths, color=BUDGET_COLOUR, linewidth=1.1, alpha=0.8, zorder=2,
                 gid=f"budget:{N:g}", label="iso-budget 12·L·d² = N" if index == 0 else "_nolegend_")
-        label_depth = y_low * (y_high / y_low) ** 0.13  # near the bottom, where the plane is emptiest
-        ax.annotate(f"N = {label}", (math.sqrt(N / (12 * label_depth)), label_depth), xytext=(-4, 0),
+        ax.annotate(f"N = {short_count(N)}", curves.labels[N], xytext=(-4, 0),
                     textcoords="offset points", fontsize=8.5, color=BUDGET_COLOUR, ha="right", va="center",
                     annotation_clip=True, zorder=4)
         w, L = data.minimal[N]
         ax.plot([w], [L], linestyle="none", marker="o", markersize=7, color=MIN_DEPTH_COLOUR,
                 markeredgecolor="white", zorder=6, gid=f"min-depth:{N:g}",
                 label="minimal depth L* (threshold rule)" if index == 0 else "_nolegend_")
-        lo, hi = data.bands[N]  # the consensus band (evidence.py): a thick stretch of the iso-budget curve
-        along = np.linspace(lo, hi, 24)
-        ax.plot(np.sqrt(N / (12 * along)), along, color=BAND_COLOUR, linewidth=6, alpha=0.45, solid_capstyle="butt",
+        band = curves.bands[N]  # the consensus band (evidence.py): a thick stretch of the iso-budget curve
+        ax.plot(band.widths, band.depths, color=BAND_COLOUR, linewidth=6, alpha=0.45, solid_capstyle="butt",
                 zorder=4, gid=f"band:{N:g}", label="evidence band [lo, hi] (consensus)" if index == 0 else "_nolegend_")
         w, L = data.empirical[N]
         ax.plot([w], [L], linestyle="none", marker="D", markersize=7, color=EMPIRICAL_COLOUR,
@@ -205,16 +197,15 @@ def _draw_budgets(ax, np, data, y_low, y_high):
                 label="empirical optimum (fit, not theory)" if index == 0 else "_nolegend_")
 
 
-def _draw_models(ax, np, data):
+def _draw_models(ax, data):
     """Published models, each joined along its iso-budget curve to the empirical optimum at its own
     size 12·L·d² (above it the model is deeper than the fit suggests, GPT-3 175B; below, shallower);
     returns their labels as (text, width, depth, colour)."""
     labels = []
-    for index, (model, (own_depth, own_width)) in enumerate(zip(data.models, data.model_optima)):
+    for index, (model, (own_depth, own_width), path) in enumerate(zip(data.models, data.model_optima,
+                                                                      data.curves.model_paths)):
         name = getattr(model, "name", f"{model.depth}x{model.width}")
-        own_budget = 12 * model.depth * model.width**2
-        along = np.geomspace(model.depth, own_depth, 20)
-        ax.plot(np.sqrt(own_budget / (12 * along)), along, color=EMPIRICAL_COLOUR, linewidth=1.3, linestyle=":",
+        ax.plot(path.widths, path.depths, color=EMPIRICAL_COLOUR, linewidth=1.3, linestyle=":",
                 zorder=5, gid=f"model-optimum-path:{name}")
         ax.plot([own_width], [own_depth], linestyle="none", marker="D", markersize=5.5, markerfacecolor="white",
                 markeredgecolor=EMPIRICAL_COLOUR, markeredgewidth=1.2, zorder=6, gid=f"model-optimum:{name}",

@@ -35,7 +35,7 @@ def _comparison():
     from ..cost.fields import costed_type
     from ..core.frozen import frozen_class
 
-    side = costed_type(ShapeRecord)
+    side = costed_type(ShapeRecord, True)
     return frozen_class("ComparisonReport", [("deep", side), ("shallow", side)], bases=(comparison_report_type(),))
 
 

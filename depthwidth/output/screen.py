@@ -215,15 +215,10 @@ def plan_screen(plan, width: int, show_all: bool = False, explain: bool = False)
 
 
 def screen_width() -> int:
-    """The width to fit: COLUMNS, else the terminal's, else 100 (a pipe or file)."""
-    import os
+    """The width to fit: unbounded with --wide, COLUMNS, else the terminal's, else 100 (a pipe or file)."""
     import shutil
 
-    from .fitting import WIDE
+    from .fitting import given_width
 
-    if WIDE["on"]:
-        return 1_000_000
-    columns = os.environ.get("COLUMNS", "").strip()
-    if columns.isdigit() and int(columns) > 0:
-        return int(columns)
-    return shutil.get_terminal_size((100, 25)).columns
+    width = given_width()
+    return width if width is not None else shutil.get_terminal_size((100, 25)).columns

@@ -23,6 +23,7 @@ def command(
 
     from ...output import emit
     from ...advice.reports import block_for, compare_with_blocks
+    from ...advice.which import compare_setup, loss_fields, which as pick_one
     from ...theory.comparison import compare_shapes
     from ..training import costed, given_run, pipeline_stages
 
@@ -39,15 +40,17 @@ def command(
     deep_arch, shallow_arch = block_for(deep, deep_shape), block_for(shallow, shallow_shape)
     pipeline_stages(spec.pp, [(f"--deep {deep.strip()}", deep_arch), (f"--shallow {shallow.strip()}", shallow_arch)])
     warn_constraints([(deep, deep_arch, deep_shape.heads), (shallow, shallow_arch, shallow_shape.heads)], run.tp, run.multiple)
+    # the screen's pick by the plan's loss and performance models: the layout fields given are fixed, the rest
+    # searched; a flat --mfu (rate) times both runs at it. The JSON costs both on the run the screen shows.
+    which = pick_one([("deep", deep, deep_arch), ("shallow", shallow, shallow_arch)], spec, fixed, rate is None)
+    shown, loss = replace(spec, gpus=which.gpus, tokens=which.tokens), loss_fields(which)
     report = compare_with_blocks(result, deep_arch, shallow_arch)
-    report = replace(report, deep=costed(report.deep, deep_arch, spec, fixed, rate),
-                     shallow=costed(report.shallow, shallow_arch, spec, fixed, rate))
+    report = replace(report, deep=costed(report.deep, deep_arch, shown, fixed, rate, loss["deep"]),
+                     shallow=costed(report.shallow, shallow_arch, shown, fixed, rate, loss["shallow"]),
+                     setup=compare_setup(which))
     tables = None
-    if format.value == "table" and field is None:  # the screen's pick: the plan's loss and performance models
+    if format.value == "table" and field is None:
         from ...output.compare_screen import compare_tables
-        from ...advice.which import which as pick_one
 
-        # the layout fields given are fixed, the rest searched; a flat --mfu (rate) times both runs at it
-        which = pick_one([("deep", deep, deep_arch), ("shallow", shallow, shallow_arch)], spec, fixed, rate is None)
         tables = lambda record: compare_tables(record, which, explain)
     emit(report, format.value, field, tables, command="compare")

@@ -78,6 +78,7 @@ def _cluster_search(arch, hw, gpus: int, cluster: Cluster, batch: int, fixed: di
     """(GPUs, ``layout.search``'s answer, a note or None): on the GPUs given; without --gpus on one node,
     or when no layout fits there, on the smallest cluster of 2, 4, 8, ... nodes where one does
     (a 70B plan is not costed on one node it does not fit)."""
+    from ...core.messages import Message
     from .layout import search
 
     def searched(n):
@@ -87,15 +88,17 @@ def _cluster_search(arch, hw, gpus: int, cluster: Cluster, batch: int, fixed: di
     if cluster.gpus is not None:
         return gpus, found, None
     if found is None or found[0]["fits"]:
-        return gpus, found, f"no --gpus: one node of {gpus} {hw.label}"
+        return gpus, found, Message("gpus-assumed", f"no --gpus: one node of {gpus} {hw.label}")
     nodes = 2
     while nodes <= MOST_NODES:
         more = searched(nodes * gpus)
         if more is not None and more[0]["fits"]:
-            return nodes * gpus, more, (f"no --gpus: one node of {gpus} {hw.label} cannot hold it; the smallest cluster that "
-                                        f"fits, {nodes * gpus:,} GPUs ({nodes} nodes), is costed (set --gpus)")
+            return nodes * gpus, more, Message("smallest-cluster", f"no --gpus: one node of {gpus} {hw.label} cannot hold it; "
+                                               f"the smallest cluster that fits, {nodes * gpus:,} GPUs ({nodes} nodes), is costed "
+                                               "(set --gpus)")
         nodes *= 2
-    return gpus, found, f"no --gpus: no cluster of up to {MOST_NODES:,} nodes of {hw.label} holds it; one node is shown"
+    return gpus, found, Message("no-cluster", f"no --gpus: no cluster of up to {MOST_NODES:,} nodes of {hw.label} holds it; "
+                                              "one node is shown")
 
 
 def smallest_cluster(arch: blocks.Architecture, cluster: Cluster) -> tuple[int, str | None]:
@@ -107,7 +110,7 @@ def smallest_cluster(arch: blocks.Architecture, cluster: Cluster) -> tuple[int, 
 
     hw, gpus, fixed, batch = _setting(arch, cluster)
     gpus, found, note = _cluster_search(arch, hw, gpus, replace(cluster, gpus=None, count_layouts=False), batch, fixed)
-    return gpus, note if found is not None and note and ("smallest cluster" in note or "no cluster" in note) else None
+    return gpus, note if found is not None and note is not None and note.kind != "gpus-assumed" else None
 
 
 def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
