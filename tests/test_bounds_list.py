@@ -4,12 +4,10 @@ and counts past int64."""
 from __future__ import annotations
 
 import random
-import subprocess
-import sys
 
 import pytest
 
-from conftest import completed
+from conftest import completed, run
 
 EDGES = ["6x729", "6x704", "2x10x9", "12x768x12", "40x1000000000000000", "1x3", "7x2186x1", "31x99999999999999x3"]
 
@@ -78,9 +76,8 @@ def test_many_uneven_shapes_do_not_flood_stderr():
     from depthwidth.cli.notices import WARN_EACH
 
     lines = [f"12x{1001 + 2 * i}x16" for i in range(100)]  # odd widths: never a multiple of 16
-    proc = subprocess.run([sys.executable, "-m", "depthwidth", "bounds", "-", "--format", "csv"], input="\n".join(lines),
-                          capture_output=True, text=True)
-    assert proc.returncode == 0
+    proc = run(["bounds", "-", "--format", "csv"], input="\n".join(lines))  # in-process: stderr apart, as in a process
+    assert proc.code == 0
     warnings = proc.stderr.strip().splitlines()
     assert len(warnings) == WARN_EACH + 1 == 21
     assert f"and {100 - WARN_EACH} more shapes" in warnings[-1]
@@ -90,9 +87,8 @@ def test_many_uneven_shapes_do_not_flood_stderr():
 def test_a_bad_line_among_many_names_its_line(bad, message):
     lines = ["12x768"] * 100
     lines[56] = bad
-    proc = subprocess.run([sys.executable, "-m", "depthwidth", "bounds", "-", "--format", "csv"], input="\n".join(lines),
-                          capture_output=True, text=True)
-    assert proc.returncode == 2 and proc.stdout == ""
+    proc = run(["bounds", "-", "--format", "csv"], input="\n".join(lines))
+    assert proc.code == 2 and proc.stdout == ""
     [line] = proc.stderr.strip().splitlines()
     assert message in line and "standard input line 57" in line
 
@@ -113,8 +109,8 @@ def test_many_lines_with_a_model_name_take_the_scalar_path_with_its_block():
     (["plan", "--params", "lots", "--params", "-"], "1e9\nlots\n", None),
 ])
 def test_a_bad_value_names_its_stdin_line_only_when_it_came_from_stdin(args, stdin, where):
-    proc = subprocess.run([sys.executable, "-m", "depthwidth", *args], input=stdin, capture_output=True, text=True)
-    assert proc.returncode == 2 and proc.stdout == ""
+    proc = run(args, input=stdin)
+    assert proc.code == 2 and proc.stdout == ""
     [line] = proc.stderr.strip().splitlines()
     assert ("standard input line" in line) == (where is not None), line
     if where is not None:

@@ -134,7 +134,16 @@ def test_two_layers_rank_is_binomial(d):
 
 @pytest.fixture(scope="module")
 def two_by_eight():
-    return certify(2, 8, 1), certify(2, 8, 1, reading="literal")
+    """certify 2x8x1 under both readings of c2: the reading only changes the verdict (``assess``), not
+    the certified rank, so the literal certificate assesses the consistent one's rank (what
+    ``certify(2, 8, 1, reading="literal")`` does after computing the same rank again)."""
+    from depthwidth.theory.certify import assess
+
+    consistent = certify(2, 8, 1)
+    c = consistent
+    literal = assess(c.depth, c.width, c.heads, c.positions, c.templates, c.seed, c.prime, c.output_coord, "literal", c.ranks,
+                     c.work)
+    return consistent, literal
 
 
 @pytest.mark.slow

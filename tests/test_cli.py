@@ -329,11 +329,16 @@ COMMANDS = {
 
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("name", sorted(COMMANDS))
-def test_subprocess_matches_in_process(name, fmt):
+def test_subprocess_matches_in_process_and_is_byte_identical_across_runs(name, fmt):
+    """A real process prints what the in-process call prints, and a second process (another hash
+    seed) prints the same bytes on stdout and stderr."""
     args = [*COMMANDS[name], "--format", fmt]
     sub, inproc = run_sub(args), run(args)
     assert sub.code == 0 and "Traceback" not in sub.stderr
     assert sub.stdout == inproc.stdout
+    second = run_sub(args)
+    assert second.code == 0
+    assert second.stdout == sub.stdout and second.stderr == sub.stderr
     if fmt == "json":
         json.loads(sub.stdout)
     elif fmt == "jsonl":
@@ -356,16 +361,7 @@ def test_subprocess_warning_on_stderr_only():
     assert out.stderr == "depthwidth: warning: width 1086 is not divisible by 17 heads (head dimension 63.88)\n"
 
 
-# ---- determinism ---------------------------------------------------------------------------------
-
-@pytest.mark.parametrize("fmt", FORMATS)
-@pytest.mark.parametrize("name", sorted(COMMANDS))
-def test_byte_identical_across_runs(name, fmt):
-    args = [*COMMANDS[name], "--format", fmt]
-    first, second = run_sub(args), run_sub(args)
-    assert first.code == second.code == 0
-    assert first.stdout == second.stdout and first.stderr == second.stderr
-
+# ---- determinism (every command and format: test_subprocess_matches_in_process_and_is_byte_identical_across_runs)
 
 def test_field_output_byte_identical_across_runs():
     args = ["plan", "--params", "1e9", "--params", "1e30", "--field", "empirical_width"]

@@ -12,7 +12,6 @@ import json
 import os
 import pathlib
 import shlex
-import signal
 import subprocess
 import sys
 
@@ -23,7 +22,6 @@ from depthwidth.arch import blocks
 from depthwidth.loop import export, export_blocks
 
 from depthwidth.core import staging
-from depthwidth.arch.presets import preset
 from depthwidth.core.errors import EnvironmentFailure, InputError
 from depthwidth.arch.hardware import Constraints
 from depthwidth.advice.planner import PlanOptions, plan

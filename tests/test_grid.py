@@ -204,14 +204,22 @@ def test_huge_axis_is_still_chunked():
 
 # ---- bounds_grid against bounds on random shapes -----------------------------------------------
 
+SHAPE_COUNT = st.integers(1, 40)
+SHAPE_DEPTH = st.one_of(st.integers(1, 40), st.integers(1, 10**4))
+SHAPE_WIDTH = st.one_of(st.integers(2, 10**12), st.integers(1, 25).map(lambda k: 3**k),
+                        st.tuples(st.integers(1, 25), st.sampled_from([-1, 1])).map(lambda kd: 3 ** kd[0] + kd[1]))
+HEADS_KIND = st.sampled_from(["any", "default", "most"])
+
+
 @st.composite
 def shape_lists(draw):
+    """Up to 40 shapes: depths small or large, widths anywhere, at 3^k or next to it; heads any from 1 to
+    d - 1, the default, or d - 1. The strategies are built once (one built per draw costs
+    hypothesis more than the test's own work), but the one whose bound is the width."""
     shapes = []
-    for _ in range(draw(st.integers(1, 40))):
-        depth = draw(st.one_of(st.integers(1, 40), st.integers(1, 10**4)))
-        width = draw(st.one_of(st.integers(2, 10**12), st.integers(1, 25).map(lambda k: 3**k),
-                               st.tuples(st.integers(1, 25), st.sampled_from([-1, 1])).map(lambda kd: 3 ** kd[0] + kd[1])))
-        heads = draw(st.one_of(st.integers(1, width - 1), st.just(default_heads(width)), st.just(width - 1)))
+    for _ in range(draw(SHAPE_COUNT)):
+        depth, width, kind = draw(SHAPE_DEPTH), draw(SHAPE_WIDTH), draw(HEADS_KIND)
+        heads = draw(st.integers(1, width - 1)) if kind == "any" else default_heads(width) if kind == "default" else width - 1
         shapes.append((depth, width, heads))
     return shapes
 

@@ -16,7 +16,7 @@ import tracemalloc
 
 import pytest
 
-from conftest import ROOT, assert_bad_input, one_error_line, parse_json, run, run_sub
+from conftest import ROOT, assert_bad_input, one_error_line, run
 
 
 def sub(args: list[str], stdin=None, stdout=subprocess.PIPE, env: dict | None = None, close: tuple[int, ...] = (),

@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 import math
 import os
-import pathlib
 import subprocess
 import sys
 
 import pytest
 
-from conftest import ROOT, assert_bad_input, parse_json, run, run_sub
+from conftest import ROOT, assert_bad_input, parse_json, run
 
 MAX_DEPTH = 10**6  # what `bounds` and `inspect` accept (README: depth 1 to 1,000,000)
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import run
 from depthwidth.arch.blocks import Architecture
 from depthwidth.arch.presets import preset
 from depthwidth.arch.hardware import Constraints, is_prime, tp_sizes, violations
@@ -121,19 +122,20 @@ def test_llama_plan_fields_reproduce_its_count_and_min_depth():
     assert p.threshold.min_depth == smallest
 
 
+# The CLI checks below run in-process (conftest.run: stdout and stderr apart, as a real process keeps
+# them; test_cli and test_errors check that a real process prints the same).
+
 def test_tp_conflict_exits_2_naming_it():
     """8 KV heads cannot split 3 ways, nor be replicated onto 3 (neither 3 | 8 nor 8 | 3)."""
-    proc = subprocess.run([sys.executable, "-m", "depthwidth", "plan", "--params", "1e9", "--arch", "llama",
-                           "--kv-heads", "8", "--tp", "3"], capture_output=True, text=True)
-    assert proc.returncode == 2 and proc.stdout == ""
+    proc = run(["plan", "--params", "1e9", "--arch", "llama", "--kv-heads", "8", "--tp", "3"])
+    assert proc.code == 2 and proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "--tp" in lines[0] and "key/value heads and tp 3" in lines[0]
 
 
 def test_bounds_field_tp_sizes_for_gpt2_xl():
-    proc = subprocess.run([sys.executable, "-m", "depthwidth", "bounds", "gpt2-xl", "--format", "json"],
-                          capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
+    proc = run(["bounds", "gpt2-xl", "--format", "json"])
+    assert proc.code == 0, proc.stderr
     assert json.loads(proc.stdout)[0]["tp_sizes"] == [1, 5, 25]
 
 
@@ -144,25 +146,22 @@ def test_bounds_field_tp_sizes_for_gpt2_xl():
     (["compare", "--deep", "12x768", "--shallow", "6x1086", "--tp", "2"], "6x1086", "its 17 heads do not divide the width 1086"),
     (["inspect", "tests/configs/llama-7b.json", "--tp", "3"], "llama-7b.json", "feed-forward size 11008 is not divisible by tp 3"),
 ])
-def test_shapes_breaking_what_was_asked_get_a_warning_naming_the_rule(args, name, rule):
-    import pathlib
-
-    root = pathlib.Path(__file__).resolve().parents[1]
-    proc = subprocess.run([sys.executable, "-m", "depthwidth", *args, "--format", "json"], capture_output=True, text=True, cwd=root)
-    assert proc.returncode == 0 and json.loads(proc.stdout)
+def test_shapes_breaking_what_was_asked_get_a_warning_naming_the_rule(args, name, rule, monkeypatch):
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])  # the config's path is relative to the checkout
+    proc = run([*args, "--format", "json"])
+    assert proc.code == 0 and json.loads(proc.stdout)
     warnings = [line for line in proc.stderr.splitlines() if "breaks what you asked for" in line]
     assert len(warnings) == 1 and name in warnings[0] and rule in warnings[0]
 
 
 def test_no_warning_for_shapes_that_shard():
-    proc = subprocess.run([sys.executable, "-m", "depthwidth", "bounds", "24x2048x16", "--tp", "8", "--multiple", "128"],
-                          capture_output=True, text=True)
-    assert proc.returncode == 0 and "breaks" not in proc.stderr
+    proc = run(["bounds", "24x2048x16", "--tp", "8", "--multiple", "128"])
+    assert proc.code == 0 and "breaks" not in proc.stderr
 
 
 def test_equiv_records_carry_the_deep_networks_tp_sizes():
-    proc = subprocess.run([sys.executable, "-m", "depthwidth", "equiv", "--deep", "gpt2-xl", "--depth", "2,3", "--format", "json"],
-                          capture_output=True, text=True)
+    proc = run(["equiv", "--deep", "gpt2-xl", "--depth", "2,3", "--format", "json"])
+    assert proc.code == 0, proc.stderr
     assert [r["deep_tp_sizes"] for r in json.loads(proc.stdout)] == [[1, 5, 25]] * 2
 
 
@@ -256,7 +255,8 @@ def test_a_new_row_reaches_gpu_help_docs_and_costing(monkeypatch):
     assert "test-chip" in " ".join(_with_row({}, "cost", "--help").split())
     # costing: an H100 under another name costs what the h100 row costs
     [new] = json.loads(_with_row({}, *COST, "--gpu", "test-alias"))
-    h100 = subprocess.run([sys.executable, "-m", "depthwidth", *COST, "--gpu", "h100"], capture_output=True, text=True, timeout=120)
+    h100 = run([*COST, "--gpu", "h100"])  # the shipped row, in-process
+    assert h100.code == 0, h100.stderr
     [old] = json.loads(h100.stdout)
     new, old = new["run"], old["run"]
     assert new["gpu"] == "test-chip" and new["gpus"] == old["gpus"] == 8

@@ -211,7 +211,6 @@ def test_flash_speeds_a_gpt_step_up_as_flashattention_2_measured(run, shape, pub
 
 
 def _calibrate_row(run, row, *extra):
-    from conftest import parse_json
 
     args = ["calibrate", f"{row['layers']}x{row['hidden']}x{row['heads']}", "--arch", "vanilla", "--vocab", str(row["vocab"]),
             "--gpu", row["gpu"], "--gpus", str(row["gpus"]), "--tp", str(row["tp"]), "--pp", str(row["pp"]),

@@ -1,9 +1,14 @@
 """The threshold rule over budget arrays (plan_columns.plan_many) against one budget's plan, row by row.
 
-The reference is the scalar path itself (``planner.plan``, and its threshold steps
-``theory_for`` / ``planned_shape`` where ``plan`` refuses a budget for its rule's recommendation,
-which plan_many does not compute): every column must equal the scalar record's field, and every
-refusal must carry the scalar InputError's text. A few checks also use formulas written here.
+The reference is the scalar path: ``planner.plan`` itself (``scalar``), or the threshold steps
+plan() builds its threshold record from (``threshold_steps``: ``theory_for`` / ``planned_shape``, and
+again without the 8-way rule where it leaves no shape; also ``scalar``'s answer where ``plan`` refuses a
+budget for its rule's recommendation, which plan_many does not compute): every column must equal the
+scalar record's field, and every refusal must carry the scalar InputError's text. The steps cost a
+twentieth of a plan(); the tests that compare with them alone also check, on a sample of their budgets,
+that plan() gives the steps' record (``assert_plan_takes_the_threshold_steps``; the two agreed on all
+2,400 budgets of this file when every test compared with plan()). A few checks also use formulas
+written here.
 
 The scalar plans are made with ``perf=False`` (candidates timed at the flat MFU, not by the layout
 search): the threshold record is computed before any shape is costed, so it is the same either way
@@ -37,34 +42,37 @@ def options(arch, count="total", tp=1, multiple=128, overrides=()):
                        constraints=Constraints(multiple=multiple, head_dim=head_dim, tp=tp))
 
 
-def scalar(budget, opts):
-    """(fields, None) from the scalar path, or (None, error text) when it refuses the budget."""
+def threshold_steps(budget, opts):
+    """(fields, None) from plan()'s threshold steps (``theory_for``, ``planned_shape``, and once more
+    without the 8-way rule where that rule leaves no shape), or (None, error text) when they refuse."""
     opts = opts.at_budget(budget)  # the preset's size for this budget, as plan() and plan_many take it
     try:
-        p = plan(budget, replace(opts, perf=False))  # the threshold record does not depend on the time model
-    except InputError:
+        theory = theory_for(budget, opts.spending)
         try:
-            theory = theory_for(budget, opts.spending)
-        except InputError as err:
-            return None, str(err)
-        try:  # plan() refuses for the rule's shape too: the threshold rule's own steps decide here
             snapped = planned_shape(budget, opts.spending, opts.constraints, theory)
-        except InputError as threshold_err:
+        except InputError:
             if opts.constraints.shard_from is None:
-                return None, str(threshold_err)
-            try:  # as plan() and plan_many: once more without the 8-way rule
-                snapped = planned_shape(budget, opts.spending, replace(opts.constraints, shard_from=None), theory)
-            except InputError as again:
-                return None, str(again)
-        arch = snapped.arch
-        embedding = params_embedding(arch)
-        return dict(min_depth=theory.min_depth, min_depth_exact=theory.min_depth_exact, width_exact=theory.width_exact,
-                    width=arch.width, heads=arch.heads, kv_heads=arch.kv_heads, head_dim=arch.head_dim, ffn=arch.ffn,
-                    params_nonembedding=params_nonembedding(arch), params_active=params_active(arch),
-                    params_embedding=embedding, budget_deviation=snapped.deviation,
-                    flops_per_token=flops_per_token(arch, opts.context), kv_bytes_per_token=kv_bytes_per_token(arch),
-                    tp_sizes=tuple(tp_sizes(arch)), regime=regime(arch.depth, arch.width)), None
-    t = p.threshold
+                raise
+            snapped = planned_shape(budget, opts.spending, opts.without_shard_rule().constraints, theory)
+    except InputError as err:
+        return None, str(err)
+    arch = snapped.arch
+    return dict(min_depth=theory.min_depth, min_depth_exact=theory.min_depth_exact, width_exact=theory.width_exact,
+                width=arch.width, heads=arch.heads, kv_heads=arch.kv_heads, head_dim=arch.head_dim, ffn=arch.ffn,
+                params_nonembedding=params_nonembedding(arch), params_active=params_active(arch),
+                params_embedding=params_embedding(arch), budget_deviation=snapped.deviation,
+                flops_per_token=flops_per_token(arch, opts.context), kv_bytes_per_token=kv_bytes_per_token(arch),
+                tp_sizes=tuple(tp_sizes(arch)), regime=regime(arch.depth, arch.width)), None
+
+
+def scalar(budget, opts):
+    """(fields, None) from the scalar path ``plan()``, or its threshold steps where ``plan`` refuses the
+    budget for its rule's recommendation (which plan_many does not compute); (None, error text) when
+    those refuse it too."""
+    try:
+        t = plan(budget, replace(opts.at_budget(budget), perf=False)).threshold  # the threshold record does not depend on the time model
+    except InputError:
+        return threshold_steps(budget, opts)
     return dict(min_depth=t.min_depth, min_depth_exact=t.min_depth_exact, width_exact=t.width_exact, width=t.width,
                 heads=t.heads, kv_heads=t.kv_heads, head_dim=t.head_dim, ffn=t.ffn,
                 params_nonembedding=t.params_nonembedding, params_active=t.params_active,
@@ -83,11 +91,12 @@ def vector_row(cols, i):
                 tp_sizes=tuple(cols.tp_sizes[i]), regime=REGIME_CODES[cols.regime_code[i]])
 
 
-def assert_matches(budgets, opts):
+def assert_matches(budgets, opts, reference=threshold_steps):
+    """plan_many's rows against the scalar reference, budget by budget (``scalar``: plan() itself)."""
     cols = plan_many(budgets, opts)
     assert len(cols.min_depth) == len(budgets)
     for i, budget in enumerate(budgets):
-        expected, error = scalar(budget, opts)
+        expected, error = reference(budget, opts)
         if error is not None:
             assert str(cols.error[i]) == error, budget
             continue
@@ -97,6 +106,13 @@ def assert_matches(budgets, opts):
         got.pop("min_depth_exact"), expected.pop("min_depth_exact")
         assert got == expected, budget
     return cols
+
+
+def assert_plan_takes_the_threshold_steps(budgets, opts):
+    """plan()'s threshold record (or refusal) is the threshold steps' for these budgets: what lets the
+    tests compare plan_many with the steps alone, at a twentieth of the CPU of a plan() per budget."""
+    for budget in budgets:
+        assert scalar(budget, opts) == threshold_steps(budget, opts), budget
 
 
 def log_uniform(seed, n, low=1e6, high=1e14):
@@ -112,16 +128,19 @@ def counts_for(arch):
 @pytest.mark.parametrize("tp", [1, 8])
 def test_random_budgets_match_the_scalar_plan(arch, tp):
     for j, count in enumerate(counts_for(arch)):
-        assert_matches(log_uniform(PRESETS.index(arch) * 10 + tp + j, 12), options(arch, count, tp))
+        assert_matches(log_uniform(PRESETS.index(arch) * 10 + tp + j, 12), options(arch, count, tp), reference=scalar)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("arch", PRESETS)
 @pytest.mark.parametrize("tp", [2, 4])
 def test_many_random_budgets_every_tp_and_count(arch, tp):
-    """The tensor-parallel degrees the test above leaves out (it takes 1 and 8), every count."""
+    """The tensor-parallel degrees the test above leaves out (it takes 1 and 8), every count; plan()
+    itself on the first four budgets of each."""
     for j, count in enumerate(counts_for(arch)):
-        assert_matches(log_uniform(1000 + PRESETS.index(arch) * 10 + tp + j, 20), options(arch, count, tp))
+        budgets, opts = log_uniform(1000 + PRESETS.index(arch) * 10 + tp + j, 20), options(arch, count, tp)
+        assert_matches(budgets, opts)
+        assert_plan_takes_the_threshold_steps(budgets[:4], opts)
 
 
 OVERRIDDEN = [
@@ -138,7 +157,9 @@ OVERRIDDEN = [
 
 @pytest.mark.parametrize("arch, count, tp, multiple, overrides", OVERRIDDEN)
 def test_overrides_and_multiples_match_the_scalar_plan(arch, count, tp, multiple, overrides):
-    assert_matches(log_uniform(7, 25), options(arch, count, tp, multiple, overrides))
+    budgets, opts = log_uniform(7, 25), options(arch, count, tp, multiple, overrides)
+    assert_matches(budgets, opts)
+    assert_plan_takes_the_threshold_steps(budgets[::5], opts)
 
 
 TIES = [12 * L * 9**L + d for L in range(1, 34) for d in (-1, 0, 1)]  # N = 12·L·9^L: d(L) = 3^L exactly
@@ -146,6 +167,7 @@ TIES = [12 * L * 9**L + d for L in range(1, 34) for d in (-1, 0, 1)]  # N = 12·
 
 def test_exact_ties_of_the_papers_block():
     cols = assert_matches(TIES, options("vanilla"))
+    assert_plan_takes_the_threshold_steps(TIES[::3], options("vanilla"))
     for i, budget in enumerate(TIES):
         if cols.error[i] is None:  # the smallest L with 12·L·9^L >= N, written out here
             assert cols.min_depth[i] == next(L for L in range(1, 99) if 12 * L * 9**L >= budget)
@@ -159,6 +181,7 @@ def test_threshold_counts_of_other_blocks(arch):
     model = quadratic(Spending(arch))
     budgets = [math.floor(model.value(L, 3**L)) + d for L in range(2, 30) for d in (0, 1)]  # the last at L, the first past it
     assert_matches(budgets, options(arch))
+    assert_plan_takes_the_threshold_steps(budgets[::4], options(arch))
 
 
 @pytest.mark.parametrize("arch, tp", [("vanilla", 1), ("vanilla", 8), ("llama", 8)])
@@ -171,6 +194,7 @@ def test_budgets_at_the_tolerance_edges(arch, tp):
             b = round(count / factor)
             budgets += [b - 1, b, b + 1]
     assert_matches(budgets, options(arch, tp=tp))
+    assert_plan_takes_the_threshold_steps(budgets[::4], options(arch, tp=tp))
 
 
 @pytest.mark.parametrize("arch", PRESETS)
@@ -179,7 +203,7 @@ def test_small_and_huge_budgets(arch):
     and counts past 2^53 and 2^63 (Python ints)."""
     budgets = log_uniform(11, 15, 100, 1e6) + log_uniform(12, 15, 1e14, 1e50) \
         + [100, 2**53 - 1, 2**53, 2**53 + 1, 2**63 - 1, 2**63, 10**50]
-    cols = assert_matches(budgets, options(arch, tp=2))
+    cols = assert_matches(budgets, options(arch, tp=2), reference=scalar)
     assert any(e is not None for e in cols.error.tolist())  # some of these are refused
 
 

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from depthwidth.arch.record import BLOCK_FIELDS, COUNT_FIELDS
+from depthwidth.arch.record import BLOCK_FIELDS
 
 SHAPES = ["12x768", "24x1024x16", "6x1000x16", "6x729", "2x10x9", "48x1600x25", "32x4096x32", "8x3200x50",
           "40x1280x10", "80x12288x96", "1x3", "3x100x7", "16x2048", "20x5120x40", "96x12288", "7x2186x1",

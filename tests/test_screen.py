@@ -90,7 +90,7 @@ def test_all_lists_the_candidates_outside_the_band_and_explain_the_detail():
 
 def test_columns_appear_only_for_fields_the_records_carry():
     """A field other branches add (loss_vs_best, mfu) becomes a column; absent, no column and no n/a."""
-    from dataclasses import make_dataclass, replace
+    from dataclasses import replace
 
     from depthwidth.advice.planner import plan as make_plan
     from depthwidth.output.screen import plan_screen

@@ -78,12 +78,21 @@ def test_closed_form_matches_card_formula():
 DIGITS = 80
 
 
+def _constants_at_80_digits() -> tuple[Decimal, Decimal]:
+    """ln 3 and Theorem 2's K = sqrt(2·sqrt(2e)), computed once (ref_bound computed them on every call)."""
+    with localcontext() as ctx:
+        ctx.prec = DIGITS
+        return Decimal(3).ln(), (2 * (2 * Decimal(1).exp()).sqrt()).sqrt()
+
+
+LN3_80, K_80 = _constants_at_80_digits()
+
+
 def ref_bound(which: str, L: int, d: int, H: int, reading: str = CONSISTENT):
     """Theorem 1 or 2 (by 3^L against d) lower or upper bound on log3(sep), at 80 digits; None on the threshold."""
     with localcontext() as ctx:
         ctx.prec = DIGITS
-        ln3 = Decimal(3).ln()
-        log3 = lambda v: Decimal(v).ln() / ln3  # noqa: E731
+        log3 = lambda v: Decimal(v).ln() / LN3_80  # noqa: E731
         if 3**L < d:
             if which == "lower":
                 return Decimal(3) ** (L - 2) * (log3(d - H) + 2 - L - log3(2))
@@ -91,8 +100,7 @@ def ref_bound(which: str, L: int, d: int, H: int, reading: str = CONSISTENT):
         if 3**L > d:
             if which == "lower":
                 return Decimal(d) * L / 2 - L * (Decimal(H) / 2 + 1) - d * (1 + log3(Decimal(d - H) / 2) / 2)
-            K = (2 * (2 * Decimal(1).exp()).sqrt()).sqrt()
-            argument = Decimal(d) / (2 * K) if reading == CONSISTENT else Decimal(d) / 2 * K
+            argument = Decimal(d) / (2 * K_80) if reading == CONSISTENT else Decimal(d) / 2 * K_80
             return 2 * Decimal(d) * L + L - 2 * d * log3(argument) + log3(d)
         return None
 

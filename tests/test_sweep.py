@@ -10,8 +10,7 @@ import math
 import pytest
 
 from conftest import completed
-from depthwidth.arch.presets import preset
-from depthwidth.arch.hardware import Constraints, is_prime
+from depthwidth.arch.hardware import Constraints
 from depthwidth.advice.planner import PlanOptions
 from depthwidth.arch.spending import Spending
 from depthwidth.core.errors import InputError

@@ -18,7 +18,7 @@ from depthwidth.theory.separation import CONSISTENT, LITERAL, bounds, bounds_gri
 
 DEPTHS = range(1, 16)
 HEADS = (1, 16, 128)
-CHUNK = 1 << 20
+CHUNK = 1 << 17  # 128K widths: the arrays of a chunk stay in cache (a third less CPU than 1M; the running max spans chunks)
 
 
 def _sweep(depth: int, heads: int, reading: str, least_top: int = 10**6):
