@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 
 from depthwidth.advice.bandfit import calibrate, fit_practice, lineage
-from depthwidth.advice.evidence import COVER, PUBLISHED_DENSE, SHIPPED_Q, depth_band, practice_points
+from depthwidth.advice import shipped_practice as shipped
+from depthwidth.advice.evidence import COVER, PUBLISHED_DENSE, SHIPPED_Q, depth_band, practice, practice_points
 from test_evidence import decoder_lms as catalogue_lms, minimal_depth  # the catalogue's decoder LMs; the threshold rule
 
 CATALOG = Path(__file__).resolve().parents[1] / "depthwidth" / "arch" / "catalog.json"
@@ -75,6 +76,23 @@ def test_each_family_left_out_the_band_holds_85_percent_at_a_median_hi_lo_of_1_6
 def test_shipped_q_is_the_fit_of_the_committed_data():
     # bisection to 1e-6 on q; the fit itself is closed-form weighted least squares (no optimizer)
     assert calibrate(practice_points(), COVER) == pytest.approx(SHIPPED_Q, rel=1e-5)
+
+
+def test_shipped_practice_is_the_fit_of_the_committed_data():
+    """advice/shipped_practice.py (docs/gen_practice.py) against a refit of the committed data: the same
+    models in the same order, and the same figures up to the rounding of logs and ~100-term sums of exp()."""
+    refit = fit_practice(practice_points())
+    rows = shipped.POINTS
+    assert [(name, group, year) for name, group, year, *_ in rows] == [(p.name, p.group, p.year) for p in refit.points]
+    assert [x for _, _, _, x, _, _ in rows] == pytest.approx([p.x for p in refit.points], rel=1e-12)
+    assert [y for _, _, _, _, y, _ in rows] == pytest.approx([p.y for p in refit.points], rel=1e-12, abs=1e-12)
+    assert [r for *_, r in rows] == pytest.approx(refit.residuals, rel=1e-9, abs=1e-12)
+    assert (shipped.BETA, shipped.BELOW, shipped.ABOVE) == pytest.approx((refit.beta, refit.below, refit.above), rel=1e-9)
+    used = practice()  # the planner's band: the shipped rows
+    assert [p.name for p in used.points] == [p.name for p in refit.points] and used.latest == refit.latest
+    assert used.residuals == tuple(r for *_, r in rows) and used.beta == shipped.BETA
+    left_out = practice(frozenset({refit.points[0].name}))  # a model left out: refitted without it
+    assert left_out.residuals == fit_practice(refit.points[1:]).residuals
 
 
 def test_deep_thin_and_newest_models_inside_or_named_misses():

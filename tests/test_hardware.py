@@ -285,3 +285,36 @@ def test_hardware_page_is_the_table():
     out = subprocess.run([sys.executable, "docs/gen_hardware.py", "--check"], capture_output=True, text=True,
                          cwd=Path(__file__).resolve().parents[1], timeout=120)
     assert out.returncode == 0, out.stderr
+
+
+def test_heads_ok_refuses_only_shapes_that_violations_refuses():
+    """``heads_ok`` is the planner's test before it builds an architecture (snapping.valid_arch): every
+    head count it refuses must be one whose shape ``violations`` refuses too, for every preset, tensor-
+    parallel degree and 8-way rule (``shard_from`` 0: every shape must split 8 ways), else a valid shape
+    would be skipped. It must also refuse the 8-way rule's head counts there (what it is for)."""
+    import random
+
+    from depthwidth.arch.hardware import Constraints, heads_ok, violations
+    from depthwidth.arch.spending import Spending
+    from depthwidth.core.errors import InputError
+
+    draw = random.Random(7)
+    refused = 0
+    for name in ("vanilla", "gpt2", "llama", "qwen2", "mixtral", "deepseek"):
+        spending = Spending(name)
+        for tp in (1, 2, 8):
+            for shard_from in (0, None, 1e9):
+                constraints = Constraints(tp=tp, shard_from=shard_from)
+                for _ in range(60):
+                    depth, width = draw.randint(1, 100), spending.head_dim * draw.randint(2, 200)
+                    if heads_ok(width // spending.head_dim, constraints):
+                        continue
+                    refused += 1
+                    try:
+                        arch = spending.architecture(depth, width)
+                    except InputError:
+                        continue
+                    assert violations(arch, constraints), (name, tp, shard_from, depth, width)
+    assert refused > 100
+    assert not heads_ok(12, Constraints(shard_from=0)) and heads_ok(16, Constraints(shard_from=0))
+    assert heads_ok(12, Constraints(shard_from=None)) and heads_ok(12, Constraints(shard_from=1e9))  # 8-way rule by count: not here

@@ -138,3 +138,15 @@ def test_the_layer_floor_grows_as_the_micro_batch_and_stays_below_the_layer(fami
         for part in range(3):  # matrix multiplies, attention core, element-wise
             assert floor[part] == pytest.approx(mb * one[part], rel=1e-12)
             assert floor[part] <= timed[part] * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("family,depth,width", SHAPES)
+def test_fits_is_the_brute_force_searchs_fits(family, depth, width):
+    """``layout.fits`` (memory alone: what a plan asks of one node before it ranks its shapes there) against
+    the brute-force search's ``fits``, on clusters from one GPU (where the large shapes fit nowhere) to 64."""
+    arch = preset(family).architecture(depth, width)
+    for (gpu, gpus), fixed in zip((("h100", 1), ("a100-40gb", 8), ("h100", 64), ("h100", 8)),
+                                  ({}, {"zero": 0}, {"recompute": "none"}, {"tp": 2})):
+        hw = accelerator(gpu)
+        found = L.search_grid(arch, hw, gpus, 4096, 256, dict(fixed))
+        assert L.fits(arch, hw, gpus, 4096, 256, dict(fixed)) == (None if found is None else found[0]["fits"]), (gpu, gpus, fixed)

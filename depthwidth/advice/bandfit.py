@@ -129,10 +129,15 @@ class Practice:
         return out[0], out[1]
 
     def interval(self, x: float, q: float) -> tuple[float, float]:
-        """The band's ends in layers (not rounded): exp(mu - q·s_below), exp(mu + q·s_above)."""
-        mu = self.centre(x)
-        below, above = self.spread(x)
-        return math.exp(mu - q * below), math.exp(mu + q * above)
+        """The band's ends in layers (not rounded) at e^x (``ends``)."""
+        return ends(self.centre(x), self.spread(x), q)
+
+
+def ends(mu: float, spread: tuple[float, float], q: float) -> tuple[float, float]:
+    """The band's ends in layers (not rounded) around the centre ``mu`` with the spreads (s_below, s_above):
+    exp(mu - q·s_below), exp(mu + q·s_above)."""
+    below, above = spread
+    return math.exp(mu - q * below), math.exp(mu + q * above)
 
 
 def _rms(values) -> float:

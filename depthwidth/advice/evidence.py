@@ -26,7 +26,7 @@ from typing import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
 
-from .bandfit import Practice, fit_practice, layers, point
+from .bandfit import Point, Practice, ends, fit_practice, layers, point
 from .rules.builtin import REGISTRY
 from .rules.record import FIT, PRACTICE, _crossing
 from ..core.frozen import frozen
@@ -181,8 +181,15 @@ def practice_points() -> tuple:
 
 @lru_cache(maxsize=64)
 def practice(exclude: frozenset = frozenset()) -> Practice:
-    """Published practice fitted on ``practice_points()`` without the names in ``exclude``."""
-    return fit_practice(p for p in practice_points() if p.name not in exclude)
+    """Published practice fitted on ``practice_points()`` without the names in ``exclude``; with none left
+    out, the shipped fit of the committed data (``shipped_practice``, written by docs/gen_practice.py)."""
+    if exclude:
+        return fit_practice(p for p in practice_points() if p.name not in exclude)
+    from . import shipped_practice as shipped
+
+    points = tuple(Point(*row[:5]) for row in shipped.POINTS)
+    return Practice(points, tuple(row[5] for row in shipped.POINTS), max(p.year for p in points), shipped.BETA,
+                    shipped.BELOW, shipped.ABOVE)
 
 
 # bandfit.calibrate(practice_points(), COVER) on the committed data (tests/test_evidence_band.py refits
@@ -218,18 +225,19 @@ def depth_band(budget: float, floor: int, width_at_depth: Callable[[float], floa
     exclude = tuple(exclude)
     evidence, _, window = used_evidence(budget, width_at_depth, exclude, models)
     if fitted is None:
-        fitted = practice(frozenset(exclude) & {p.name for p in practice_points()})
+        fitted = practice(frozenset(exclude) & {p.name for p in practice_points()} if exclude else frozenset())
     q = SHIPPED_Q if q is None else q
     x = practice_size(budget, width_at_depth, fitted)
-    low, high = fitted.interval(x, q)
+    mu, spread = fitted.centre(x), fitted.spread(x)  # once: the interval, the notes and the record use them
+    low, high = ends(mu, spread, q)
     lo, hi = layers((low, high), floor)
-    notes = [KAPLAN_NOTE, *band_notes(fitted, x, q, (low, high), floor)]
-    return Band(budget, floor, (lo, hi), tuple(evidence), window, tuple(notes), math.exp(fitted.centre(x)),
-                fitted.edge(x)[1] > 0)
+    notes = [KAPLAN_NOTE, *band_notes(fitted, x, q, (low, high), floor, mu, spread)]
+    return Band(budget, floor, (lo, hi), tuple(evidence), window, tuple(notes), math.exp(mu), fitted.edge(x)[1] > 0)
 
 
-def band_notes(fitted: Practice, x: float, q: float, interval: tuple[float, float], floor: int) -> list[str]:
-    """What the band says: its centre and spread, an extrapolation beyond the data, the floor."""
+def band_notes(fitted: Practice, x: float, q: float, interval: tuple[float, float], floor: int, mu: float,
+               spread: tuple[float, float]) -> list[str]:
+    """What the band says: its centre ``mu`` and ``spread`` at e^x, an extrapolation beyond the data, the floor."""
     notes = []
     inside, distance = fitted.edge(x)
     if distance > 0:
@@ -240,8 +248,8 @@ def band_notes(fitted: Practice, x: float, q: float, interval: tuple[float, floa
     lo, hi = layers(interval, floor)
     if lo > math.floor(interval[0]):
         notes.append(f"the evidence reaches down to depth {interval[0]:.1f}; the band starts at the theory's minimal depth {floor}")
-    below, above = fitted.spread(x)
-    notes.append(f"band [{lo}, {hi}]: published practice at this size trains {math.exp(fitted.centre(x)):.1f} layers (a "
+    below, above = spread
+    notes.append(f"band [{lo}, {hi}]: published practice at this size trains {math.exp(mu):.1f} layers (a "
                  f"local fit of ln depth on ln size over {len(fitted.points)} published dense decoder LMs, newer ones "
                  f"weighed more), the band e^-{q * below:.2f} to e^+{q * above:.2f} around it: as wide as {COVER:.0%} of the "
                  f"2023-26 models needed when each family was left out (docs/evidence.md), never below the minimal depth {floor}")

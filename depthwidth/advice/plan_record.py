@@ -15,8 +15,10 @@ from ..theory.separation import CONSISTENT, bounds
 from ..core.frozen import frozen, frozen_class
 
 
+# the shape record's fields first, repeated rather than inherited, as ShapeRecord repeats Bounds' (arch/record.py)
 @frozen
-class Candidate(ShapeRecord):
+@repeats(ShapeRecord, tuple(ShapeRecord.__annotations__), after=None)
+class Candidate:
     """One iso-budget shape: the shape record (``arch.record.ShapeRecord``), its aspect ratio d/L,
     ``budget_deviation`` (the relative deviation of the count the budget limits, ``budget.count``,
     from the budget), whether its depth lies in the evidence band, and its training ``run``, predicted
@@ -78,8 +80,8 @@ class Threshold:
 
 # the budget, then the threshold's shape: the same fields, in the same order (--brief's CSV columns)
 PlanBrief = frozen_class("PlanBrief", [("budget", "int"), ("budget_source", "str"), ("arch", "str"), ("budget_count", "str")]
-                         + [(f.name, f.type) for f in fields(Threshold)], module=__name__)
-PlanBrief.__doc__ = "The threshold rule's answer for one budget: all of `plan --brief` (``brief.py``)."
+                         + [(f.name, f.type) for f in fields(Threshold)], module=__name__,
+                         doc="The threshold rule's answer for one budget: all of `plan --brief` (``brief.py``).")
 
 
 @frozen

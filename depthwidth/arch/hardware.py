@@ -135,8 +135,11 @@ def shard_conflicts(arch, shard_from: float = SHARD_FROM) -> list[str]:
 
 
 def heads_ok(heads: int, constraints: Constraints) -> bool:
-    """The head-count rules of ``violations`` alone (composite, t | H): a cheap test a planner can
-    run before it builds an architecture."""
+    """The head-count rules of ``violations`` alone (composite, t | H, and SHARD_TP | H where every shape
+    must split SHARD_TP ways: ``shard_from`` 0, a plan of 1B or more): a cheap test a planner can run
+    before it builds an architecture."""
+    if constraints.shard_from == 0 and constraints.tp % SHARD_TP and heads % SHARD_TP:
+        return False  # shard_conflicts: tp_conflicts(arch, SHARD_TP) names the heads, at any count
     return heads % constraints.tp == 0 and not (constraints.composite_heads and heads > 2 and is_prime(heads))
 
 

@@ -1,4 +1,4 @@
-"""A block with its attention layout held fixed across a sweep (``spending.LayoutSpending``): a
+"""A block with its attention layout held fixed across a sweep (``LayoutSpending``, a ``spending.Spending``): a
 fixed number of key/value heads, or a fixed ratio of query heads per key/value head (by default
 the preset's own, from its reference models), its exact count as a quadratic in the width, and the
 width unit every row's width is a multiple of. `sweep` (loop/sweep.py) holds the layout; this
@@ -11,7 +11,41 @@ from functools import lru_cache
 
 from ..core.errors import InputError
 from .hardware import Constraints
-from .spending import LayoutSpending, Quadratic, Spending, _through
+from ..core.frozen import frozen
+from .spending import Quadratic, Spending, _through
+
+
+@frozen
+class LayoutSpending(Spending):
+    """A Spending whose key/value heads follow a fixed layout: ``kv_fixed`` heads at every width,
+    or ``kv_ratio`` query heads per key/value head (kv_heads = heads / kv_ratio). A sweep holds one
+    (``loop.sweep``), and a plan with a rule file holds the layout the rule was fitted on."""
+
+    kv_fixed: int | None = None
+    kv_ratio: int | None = None
+
+    def architecture(self, depth: int, width: int):
+        block = self.block
+        overrides = dict(self.overrides)
+        if not block.mla and (self.kv_fixed or self.kv_ratio):
+            head_dim = overrides.get("head_dim") or block.head_dim
+            heads = width // head_dim
+            if self.kv_ratio:
+                if heads % self.kv_ratio:
+                    raise InputError("--kv-ratio", self.kv_ratio, f"{heads} heads are not a multiple of it")
+                overrides["kv_heads"] = heads // self.kv_ratio
+            else:
+                overrides["kv_heads"] = self.kv_fixed
+        return block.architecture(depth, width, self.context, **overrides)
+
+    @property
+    def heads_unit(self) -> int:
+        """Head counts must be multiples of this (the layout's ratio, or the fixed kv heads)."""
+        return self.kv_ratio or self.kv_fixed or 1
+
+    @property
+    def paper_block(self) -> bool:
+        return Spending.paper_block.fget(self) and self.heads_unit == 1
 
 
 # heads / kv_heads of each preset's reference model (presets.PRESETS sources): Llama 3 8B 32/8 and Llama 2 70B

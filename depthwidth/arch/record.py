@@ -28,16 +28,17 @@ BLOCK_FIELDS = ("kv_heads", "head_dim", "ffn", "gated", "experts", "top_k", *COU
                 "kv_bytes_per_token", "tp_sizes")
 
 
-def repeats(source, names, after: str, **renamed):
+def repeats(source, names, after: str | None, **renamed):
     """A record class's decorator, under its ``@dataclass``: the fields ``names`` of ``source`` (a
     dataclass, or a dict of name -> type), with its types and no defaults, inserted in the given order
-    after the field ``after``; ``renamed`` maps a field to its name in this record. A run of fields
-    that several records show is so spelled once, in its source (JSON field order unchanged)."""
+    after the field ``after`` (None: before the record's own fields); ``renamed`` maps a field to its
+    name in this record. A run of fields that several records show is so spelled once, in its source
+    (JSON field order unchanged)."""
     types = source if isinstance(source, dict) else source.__annotations__
 
     def insert(cls):
         fields = list(cls.__dict__.get("__annotations__", {}).items())
-        at = [name for name, _ in fields].index(after) + 1
+        at = 0 if after is None else [name for name, _ in fields].index(after) + 1
         fields[at:at] = [(renamed.get(name, name), types[name]) for name in names]
         cls.__annotations__ = dict(fields)
         return cls
@@ -45,8 +46,11 @@ def repeats(source, names, after: str, **renamed):
     return insert
 
 
+# Bounds' fields first, repeated rather than inherited: for a subclass of a frozen record ``dataclasses``
+# compiles a __setattr__ and a __delattr__ at every start (the docstring is the JSON Schema's description)
 @frozen
-class ShapeRecord(Bounds):
+@repeats(Bounds, tuple(Bounds.__annotations__), after=None)
+class ShapeRecord:
     """The shape record plus its block (None where meaningless or unknown): ``flops_per_token`` is
     training FLOPs at the context T (2048 unless the command takes --context); ``kv_bytes_per_token``
     the K and V cache in 16-bit values; ``tp_sizes`` the valid tensor-parallel degrees (hardware.tp_sizes)."""

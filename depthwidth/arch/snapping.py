@@ -3,6 +3,7 @@ alignment and tensor-parallel constraints, nearest the budget, the more shardabl
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 from ..core.errors import InputError
 from .hardware import Constraints, heads_ok, violations, width_step
@@ -26,8 +27,11 @@ class Snapped:
     deviation: float
 
 
+@lru_cache(maxsize=4096)
 def valid_arch(spending: Spending, constraints: Constraints, depth: int, width: int):
-    """The architecture at (depth, width) if it builds and meets the constraints, else None."""
+    """The architecture at (depth, width) if it builds and meets the constraints, else None. Remembered:
+    a plan's snaps to neighbouring depths ask for most shapes two or three times (an architecture is a
+    frozen record: every asker may share it)."""
     if not heads_ok(width // spending.head_dim, constraints):  # most invalid widths fail here, before any counting
         return None
     try:

@@ -10,6 +10,7 @@ from bisect import bisect_left
 from functools import cached_property, lru_cache
 
 from ..core.errors import InputError
+from ..core.num import Scalars, lib, libm_log
 from ..theory.separation import LN3
 from ..core.frozen import frozen
 
@@ -99,45 +100,12 @@ class Spending:
         return self.arch == "vanilla" and self.count == "total" and not self.overrides
 
 
-@frozen
-class LayoutSpending(Spending):
-    """A Spending whose key/value heads follow a fixed layout: ``kv_fixed`` heads at every width,
-    or ``kv_ratio`` query heads per key/value head (kv_heads = heads / kv_ratio). A sweep holds one
-    (``loop.sweep``), and a plan with a rule file holds the layout the rule was fitted on."""
-
-    kv_fixed: int | None = None
-    kv_ratio: int | None = None
-
-    def architecture(self, depth: int, width: int):
-        block = self.block
-        overrides = dict(self.overrides)
-        if not block.mla and (self.kv_fixed or self.kv_ratio):
-            head_dim = overrides.get("head_dim") or block.head_dim
-            heads = width // head_dim
-            if self.kv_ratio:
-                if heads % self.kv_ratio:
-                    raise InputError("--kv-ratio", self.kv_ratio, f"{heads} heads are not a multiple of it")
-                overrides["kv_heads"] = heads // self.kv_ratio
-            else:
-                overrides["kv_heads"] = self.kv_fixed
-        return block.architecture(depth, width, self.context, **overrides)
-
-    @property
-    def heads_unit(self) -> int:
-        """Head counts must be multiples of this (the layout's ratio, or the fixed kv heads)."""
-        return self.kv_ratio or self.kv_fixed or 1
-
-    @property
-    def paper_block(self) -> bool:
-        return Spending.paper_block.fget(self) and self.heads_unit == 1
-
-
 def _clean_width(spending: Spending) -> int:
     """A width unit at which every preset's rounding is exact (multiples of 2^10·3^2·5 and of the
     head dimension), so counts there lie on the block's exact quadratic in d; with --kv-heads G the
     query heads d/head_dim must be a multiple of G too (``--kv-heads 7`` once failed at 46080 = 360 heads)."""
     kv_heads = dict(spending.overrides).get("kv_heads") or 1
-    unit = getattr(spending, "heads_unit", 1)  # a held layout (LayoutSpending): head counts in multiples of it
+    unit = getattr(spending, "heads_unit", 1)  # a held layout (held_layout.LayoutSpending): head counts in multiples of it
     return math.lcm(46080, spending.head_dim, spending.head_dim * kv_heads, spending.head_dim * unit)
 
 
@@ -166,10 +134,8 @@ class Quadratic:
     def width(self, budget, depth):
         """The real width d > 0 that spends ``budget`` at ``depth`` (root of the quadratic); numbers
         or arrays (``core.num``), the same float operations in the same order."""
-        from ..core.num import Scalars, lib
-
         f = self._floats
-        a2, a1, a0 = (f[i] * depth + f[i + 3] for i in range(3))
+        a2, a1, a0 = f[0] * depth + f[3], f[1] * depth + f[4], f[2] * depth + f[5]
         c = a0 - budget
         xp = lib(a2, c)
         if xp is Scalars and a2 <= 0:  # no d² term (one number: only the branch it takes)
@@ -234,8 +200,6 @@ def block_min_depth_exact(budget, model: Quadratic):
     double hi from 1 while the gap log3(d(hi)) - hi is positive, then 100 halvings (the paper's
     block has the closed form ``min_depth_exact``). A value stops once a halving leaves (lo, hi)
     unchanged (every later one would too)."""
-    from ..core.num import lib
-
     xp = lib(budget)
     lo, hi = budget * 0 + 0.5, budget * 0 + 1.0
     going = True
@@ -256,8 +220,6 @@ def block_min_depth_exact(budget, model: Quadratic):
 
 def _gap_positive(model: Quadratic, budget, depth):
     """log3(d(depth)) - depth > 0; libm's log wherever an ulp could change the sign."""
-    from ..core.num import Scalars, lib, libm_log
-
     width = model.width(budget, depth)
     xp = lib(width)
     if xp is Scalars:

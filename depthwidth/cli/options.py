@@ -147,8 +147,12 @@ class Group:
     name to its (alias, default), in --help order; ``values`` is the named tuple a command receives."""
 
     def __init__(self, name: str, **options):
-        self.options = options
-        self.values = namedtuple(name, options)
+        self.name, self.options = name, options
+
+    @functools.cached_property
+    def values(self) -> type:
+        """The named tuple class, made on first use: a command uses one or two of the groups."""
+        return namedtuple(self.name, self.options)
 
 
 def grouped(command):
@@ -178,25 +182,30 @@ def grouped(command):
 # the block beyond its attention heads (plan, sweep, cost, export; inputs.plan_options reads it)
 BLOCK = Group("BlockOptions", head_dim=(HeadDim, None), ffn_mult=(FfnMult, None), gated=(Gated, None), experts=(Experts, None),
               top_k=(TopK, None), vocab=(Vocab, None), tied=(Tied, None))
-BlockOptions = BLOCK.values
 # the training run, its cluster and the layout fields it fixes, the rest searched by the performance model
 # (cost, compare, inspect, calibrate: one model, one answer; training.train_run reads it)
 TRAIN = Group("TrainOptions", gpu=(Gpu, DEFAULT_GPU), gpus=(ClusterGpus, None), tp=(SearchTp, None), pp=(SearchPp, None),
               cp=(SearchCp, None), micro_batch=(MicroBatch, None), global_batch=(GlobalBatch, None), recompute=(SearchRecompute, None),
               zero=(SearchZero, None), attention=(Attention, None), context=(Context, DEFAULT_CONTEXT), tokens=(Tokens, None),
               mfu=(MfuOverride, None), profile=(ProfileFile, None))
-TrainOptions = TRAIN.values
 # the checks and the training run of given shapes (compare, inspect): TRAIN, the width check and the serving batch
 RUN = Group("RunOptions", multiple=(CheckMultiple, None), **TRAIN.options, batch=(Batch, 1))
-RunOptions = RUN.values
 # the cluster and the layout the performance model searches (plan, sweep; training.searched_run reads it)
 LAYOUT = Group("LayoutOptions", gpu=(Gpu, DEFAULT_GPU), gpus=(Gpus, None), pp=(SearchPp, None), zero=(SearchZero, None),
                recompute=(SearchRecompute, None), micro_batch=(MicroBatch, None), global_batch=(GlobalBatch, None),
                attention=(Attention, None), mfu=(MfuOverride, None), profile=(ProfileFile, None))
-LayoutOptions = LAYOUT.values
 # how a command on the theory's records shows them (bounds, models, compare, inspect, equiv)
 SHOWN = Group("ShownOptions", format=(Fmt, Format.table), field=(Field, None), c2_reading=(Reading, C2Reading.consistent))
-ShownOptions = SHOWN.values
 # what listed shapes are checked against (--tp, --multiple), then how they are shown (bounds, models)
 LISTED = Group("ListedOptions", tp=(CheckTp, None), multiple=(CheckMultiple, None), **SHOWN.options)
-ListedOptions = LISTED.values
+
+
+_VALUES = {"BlockOptions": BLOCK, "TrainOptions": TRAIN, "RunOptions": RUN, "LayoutOptions": LAYOUT, "ShownOptions": SHOWN,
+           "ListedOptions": LISTED}
+
+
+def __getattr__(name: str):
+    """``BlockOptions`` ...: each group's named tuple (``Group.values``), made when a command imports it."""
+    if name in _VALUES:
+        return _VALUES[name].values
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

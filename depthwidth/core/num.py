@@ -15,6 +15,7 @@ import contextlib
 import math
 
 _NUMBERS = frozenset((int, float, bool))
+_QUIET = contextlib.nullcontext()  # reusable: it holds no state
 EXACT_FLOAT = 2**53  # ints below this convert to float64 exactly: int/int division then rounds once, as Python's does
 
 
@@ -48,7 +49,7 @@ class Scalars:
 
     @staticmethod
     def errstate(**_):
-        return contextlib.nullcontext()
+        return _QUIET  # plain numbers set no floating-point flags: nothing to silence
 
     @staticmethod
     def abs(x):

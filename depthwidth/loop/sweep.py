@@ -29,8 +29,8 @@ from ..arch.hardware import Constraints, tp_sizes
 from ..advice.planner import PlanOptions
 from ..advice.threshold import MAX_PLAN_WIDTH
 from ..arch.snapping import BUDGET_TOLERANCE, FAR_FROM_BUDGET, Snapped, valid_arch
-from ..arch.held_layout import layout_quadratic, layout_spending, layout_text, width_unit
-from ..arch.spending import LayoutSpending, Quadratic, block_min_depth
+from ..arch.held_layout import LayoutSpending, layout_quadratic, layout_spending, layout_text, width_unit
+from ..arch.spending import Quadratic, block_min_depth
 from ..theory.separation import min_depth
 from ..theory.shapes import MAX_DEPTH
 from .sweep_record import SweepRow, SweepRows

@@ -62,7 +62,7 @@ RECORDS = {
     "equiv": (_attribute("theory.comparison", "Equivalence"), True, "equiv --format json"),
     "models": (_attribute("advice.reports", "ModelReport"), True, "models --format json"),
     "inspect": (_costed("advice.reports", "ConfigReport"), True, "inspect --format json"),
-    "cost": (_attribute("cost.fields", "CostRow"), True, "cost --format json"),
+    "cost": (_attribute("cost.row", "CostRow"), True, "cost --format json"),
     "sweep": (_sweep, True, "sweep --format json (with --tokens, each row with its run)"),
     "export": (_attribute("loop.export", "Export"), True, "export --format json"),
     "fit": (_attribute("loop.sizes", "SizeOptimum"), True, "fit --format json (one record per size)"),

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable
 
 from ..core.errors import InputError
 from .guard import encoding_of, write_output
-from .records import check_field, field_list, flatten, json_text, pick, plain, scalar_text
+from .records import field_list, flatten, json_text, pick, plain, scalar_text
 
 MAX_TABLE_ROWS = 5000  # records in one table: more is unreadable and slow to lay out; CSV/JSON have no such cap
 
@@ -96,12 +96,12 @@ def emit(records: Any, fmt: str, field: str | None, table: Callable[[Any], Itera
     out = sys.stdout if out is None else out
     many = records if isinstance(records, list) else [records]
     if many and field is not None:  # old flat names (0.4) as their new paths, for one minor version (renames.py)
-        from .records import field_names
+        from .records import check_names, field_names
         from .renames import renamed
 
-        field = renamed(field_list(field), field_names(many[0]), command)
-    if many:
-        check_field(many[0], field)
+        names = field_names(many[0])  # (a plan's record made plain once for both)
+        field = renamed(field_list(field), names, command)
+        check_names(field, names)
     check_table_rows(len(many), fmt, field)
     buffer = _Buffer(out)
     if field is not None and fmt in ("json", "jsonl"):  # the named fields as JSON objects, not bare values

@@ -79,7 +79,7 @@ def rule_layout(spending, path):
     or its query heads per key/value head), where the user gave none (--head-dim, --kv-heads stay final)."""
     from dataclasses import replace
 
-    from ...arch.spending import LayoutSpending
+    from ...arch.held_layout import LayoutSpending
     from .file import read_rule_file
 
     layout = read_rule_file(path).layout

@@ -38,9 +38,9 @@ def command(
 
 
 def rows(named, spec, fixed, rate, serve: bool, batch: int) -> list:
-    """The `cost` row (``cost.fields.CostRow``) of every (name, blocks.Architecture) on the cluster."""
+    """The `cost` row (``cost.row.CostRow``) of every (name, blocks.Architecture) on the cluster."""
     from ...arch.hardware import accelerator
-    from ...cost.fields import cost_row
+    from ...cost.row import cost_row
     from ...cost.perf.modeled import cluster
     from ...cost.perf.predict import predict
     from ..progress import counted

@@ -299,11 +299,8 @@ def _search(arch, hw, gpus, context, global_batch, fixed, attention, overlap, me
     rows, ordered = _ORDERED.pop(key, None) or (combinations(arch, hw, gpus, context, global_batch, fixed), None)
     if not rows:
         return None
-    base = Layout(attention=attention, overlap=overlap, **options)
-    flash = attention_kernel(arch, base) == "flash"
-    fields = {"attention": attention, "overlap": overlap, **options}
-    tables = _Tables(arch, hw, context, fixed, flash, fields, base, options.get("sequence_parallel", True),
-                     _shared(arch, hw, context, flash, attention, tuple(sorted(options.items()))))
+    tables = _tables(arch, hw, context, fixed, attention, overlap, options)
+    base = tables.base
     if ordered is not None:  # step_floor ordered them already
         bounds, stages = ordered
     else:
@@ -325,6 +322,41 @@ def _search(arch, hw, gpus, context, global_batch, fixed, attention, overlap, me
                        context, global_batch, gpus, base)
     return _answer(arch, hw, dict(zip((*FIELDS, "recompute", "zero"), row)), True, best[2], tried, fitting,
                    context, global_batch, gpus, base, tables.forwards[row[0], row[1], row[5]], counts)
+
+
+def fits(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | None = None, attention: str | None = None,
+         overlap: bool = True, **options) -> bool | None:
+    """Whether ``search`` with these arguments (and the HBM as the memory limit) finds a layout that fits,
+    from the layouts' memory alone, none timed: a layout fits when one of the ZeRO stages ``_fastest`` tries
+    (``_stages_tried``) holds its model states and the activations of one of its recomputations. None
+    when no layout of the fixed degrees divides the GPUs."""
+    fixed = fixed or {}
+    rows = combinations(arch, hw, gpus, context, global_batch, fixed)
+    if not rows:
+        return None
+    tables = _tables(arch, hw, context, fixed, attention, overlap, options)
+    kept = _stages_tried(tables.zeros)
+    for tp, cp, pp, dp, v, mb in rows:
+        state, acts = tables.memory(tp, cp, pp, dp, mb)
+        if any(state[j] + a <= hw.hbm_bytes for j in (kept if dp > 1 else [0]) for a in acts):
+            return True
+    return False
+
+
+def _tables(arch, hw, context: int, fixed: dict, attention, overlap: bool, options: dict) -> "_Tables":
+    """The ``_Tables`` of one search: its base layout, attention kernel and the terms shared by width."""
+    base = Layout(attention=attention, overlap=overlap, **options)
+    flash = attention_kernel(arch, base) == "flash"
+    fields = {"attention": attention, "overlap": overlap, **options}
+    return _Tables(arch, hw, context, fixed, flash, fields, base, options.get("sequence_parallel", True),
+                   _shared(arch, hw, context, flash, attention, tuple(sorted(options.items()))))
+
+
+def _stages_tried(zeros: list) -> list[int]:
+    """The indices of the ZeRO stages ``_fastest`` times with dp > 1: the highest allowed of 0-2 (they take
+    the same time but for the optimizer step, and it holds the least memory), and 3."""
+    low = [j for j, z in enumerate(zeros) if z <= 2]
+    return low[-1:] + [j for j, z in enumerate(zeros) if z == 3]
 
 
 class _Tables:
@@ -393,8 +425,7 @@ def _fastest(tables, rows, bounds, stages, global_batch, limit, counts) -> tuple
     """(the best key: step, ZeRO 3, memory, order; the row) of the layouts that fit, timed in bound
     order until a bound passes the best step; (None, None) when none fits."""
     rcs, zeros = tables.rcs, tables.zeros
-    low = [j for j, z in enumerate(zeros) if z <= 2]  # with dp > 1: the highest allowed stage of 0-2, and 3
-    keep = low[-1:] + [j for j, z in enumerate(zeros) if z == 3]
+    keep = _stages_tried(zeros)  # with dp > 1: the highest allowed stage of 0-2, and 3
     best = row = None
     for low_bound, index in bounds:
         if best is not None and low_bound * (1 - SAFETY) > best[0]:

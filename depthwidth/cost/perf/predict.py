@@ -74,25 +74,29 @@ def _days_and_gpu_hours(seconds, gpus: int) -> tuple:
 MOST_NODES = 1 << 12  # without --gpus, the largest cluster tried for a model one node cannot hold
 
 
-def _cluster_search(arch, hw, gpus: int, cluster: Cluster, batch: int, fixed: dict) -> tuple:
+def _cluster_search(arch, hw, gpus: int, cluster: Cluster, batch: int, fixed: dict, fits_only: bool = False) -> tuple:
     """(GPUs, ``layout.search``'s answer, a note or None): on the GPUs given; without --gpus on one node,
     or when no layout fits there, on the smallest cluster of 2, 4, 8, ... nodes where one does
-    (a 70B plan is not costed on one node it does not fit)."""
+    (a 70B plan is not costed on one node it does not fit). With ``fits_only`` the answer is only
+    whether a layout fits (``layout.fits``, True, False or None: no layout is timed)."""
     from ...core.messages import Message
-    from .layout import search
+    from .layout import fits, search
 
     def searched(n):
+        if fits_only:
+            return fits(arch, hw, n, cluster.context, batch, fixed, cluster.attention, **cluster.options)
         return search(arch, hw, n, cluster.context, batch, fixed, cluster.attention, count=cluster.count_layouts, **cluster.options)
 
+    holds = (lambda found: found) if fits_only else (lambda found: found[0]["fits"])
     found = searched(gpus)
     if cluster.gpus is not None:
         return gpus, found, None
-    if found is None or found[0]["fits"]:
+    if found is None or holds(found):
         return gpus, found, Message("gpus-assumed", f"no --gpus: one node of {gpus} {hw.label}")
     nodes = 2
     while nodes <= MOST_NODES:
         more = searched(nodes * gpus)
-        if more is not None and more[0]["fits"]:
+        if more is not None and holds(more):
             return nodes * gpus, more, Message("smallest-cluster", f"no --gpus: one node of {gpus} {hw.label} cannot hold it; "
                                                f"the smallest cluster that fits, {nodes * gpus:,} GPUs ({nodes} nodes), is costed "
                                                "(set --gpus)")
@@ -109,7 +113,7 @@ def smallest_cluster(arch: blocks.Architecture, cluster: Cluster) -> tuple[int, 
     from dataclasses import replace
 
     hw, gpus, fixed, batch = _setting(arch, cluster)
-    gpus, found, note = _cluster_search(arch, hw, gpus, replace(cluster, gpus=None, count_layouts=False), batch, fixed)
+    gpus, found, note = _cluster_search(arch, hw, gpus, replace(cluster, gpus=None), batch, fixed, fits_only=True)
     return gpus, note if found is not None and note is not None and note.kind != "gpus-assumed" else None
 
 
