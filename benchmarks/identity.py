@@ -36,7 +36,8 @@ GPUS = ("h100", "a100-80gb", "a100-40gb", "h200", "b200", "mi300x", "tpu-v5p", "
 FORMATS = ("table", "json", "jsonl", "csv")
 SHAPES = ("12x768", "24x1024", "32x4096", "48x1600", "6x512", "80x8192", "2x64", "40x5120x40")
 MODELS = ("gpt2", "llama-2-7b", "gpt-3", "chinchilla")
-SCHEMAS = ("plan", "candidate", "plan-rules", "shape", "bounds", "grid", "compare", "certify")
+SCHEMAS = ("plan", "candidate", "plan-rules", "shape", "bounds", "grid", "compare", "equiv", "models", "inspect", "cost",
+           "sweep", "export", "fit", "rules", "reproduce", "certify")  # every record `schema` prints
 
 
 def _cluster(r: random.Random) -> list[str]:

@@ -4,9 +4,8 @@ Each case runs in a fresh interpreter, which runs the CLI in-process (``app(argv
 standalone_mode=False)``, output discarded) and then reports ``sorted(sys.modules)``.
 Scalar answers use ``math``: no NumPy, never SciPy; tables, CSV, JSON, JSONL and --field need
 no Pydantic (JSON is json.dumps of plain records); --help and --version load none of the three.
-Since issue 30, `plan` times every candidate by the performance model's layout search (NumPy arrays
-of layouts): its default path loads NumPy (never SciPy or Pydantic); with `--mfu` (the flat
-utilization) it stays the scalar path.
+`plan` times every candidate by the performance model's layout search, in plain Python on its
+default path too: it loads none of NumPy, SciPy or Pydantic (``test_performance_model_loads_...``).
 """
 from __future__ import annotations
 
