@@ -335,10 +335,9 @@ def fits(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | Non
     if not rows:
         return None
     tables = _tables(arch, hw, context, fixed, attention, overlap, options)
-    kept = _stages_tried(tables.zeros)
     for tp, cp, pp, dp, v, mb in rows:
         state, acts = tables.memory(tp, cp, pp, dp, mb)
-        if any(state[j] + a <= hw.hbm_bytes for j in (kept if dp > 1 else [0]) for a in acts):
+        if any(state[j] + a <= hw.hbm_bytes for j in tables.stages_tried(dp) for a in acts):
             return True
     return False
 
@@ -354,7 +353,7 @@ def _tables(arch, hw, context: int, fixed: dict, attention, overlap: bool, optio
 
 def _stages_tried(zeros: list) -> list[int]:
     """The indices of the ZeRO stages ``_fastest`` times with dp > 1: the highest allowed of 0-2 (they take
-    the same time but for the optimizer step, and it holds the least memory), and 3."""
+    the same time but for the optimizer step, and it holds the least memory), and 3 (``_Tables.stages_tried``)."""
     low = [j for j, z in enumerate(zeros) if z <= 2]
     return low[-1:] + [j for j, z in enumerate(zeros) if z == 3]
 
@@ -367,10 +366,16 @@ class _Tables:
         self.arch, self.hw, self.context, self.flash, self.fields, self.base = arch, hw, context, flash, fields, base
         self.sequence_parallel = sequence_parallel
         self.rcs, self.zeros = recomputations(fixed), zero_stages(fixed)
+        self.kept = _stages_tried(self.zeros)
         self.forwards, self.floors, self.layers, self.per_sequence = shared
         self.states, self.activations = {}, {}
         self.nonembedding, self.embedding = blocks.params_nonembedding(arch), blocks.params_embedding(arch) or 0
         self.depth = arch.depth + arch.decoder_depth
+
+    def stages_tried(self, dp: int) -> list[int]:
+        """The indices of the ZeRO stages a layout of ``dp`` data-parallel ranks is timed (and fits) with:
+        ``_stages_tried``'s with dp > 1; without data parallelism the stages are one, the first."""
+        return self.kept if dp > 1 else [0]
 
     def memory(self, tp, cp, pp, dp, mb) -> tuple[list, list]:
         """(model states per ZeRO stage, activations per recomputation) of one layout key."""
@@ -425,7 +430,6 @@ def _fastest(tables, rows, bounds, stages, global_batch, limit, counts) -> tuple
     """(the best key: step, ZeRO 3, memory, order; the row) of the layouts that fit, timed in bound
     order until a bound passes the best step; (None, None) when none fits."""
     rcs, zeros = tables.rcs, tables.zeros
-    keep = _stages_tried(zeros)  # with dp > 1: the highest allowed stage of 0-2, and 3
     best = row = None
     for low_bound, index in bounds:
         if best is not None and low_bound * (1 - SAFETY) > best[0]:
@@ -437,7 +441,7 @@ def _fastest(tables, rows, bounds, stages, global_batch, limit, counts) -> tuple
         if best is not None and bound * (1 - SAFETY) > best[0]:
             continue
         state, acts = tables.memory(tp, cp, pp, dp, mb)
-        for j in (keep if dp > 1 else [0]):
+        for j in tables.stages_tried(dp):
             i = next((i for i, a in enumerate(acts) if state[j] + a <= limit), None)
             if i is None:
                 continue
