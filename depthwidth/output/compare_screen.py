@@ -37,9 +37,12 @@ def verdict_sentence(c) -> str:
             f"other's upper bound, Levine et al. 2020); not proven: that it trains to a lower loss.")
 
 
+NEAR = 0.05  # within 5% (inside the models' errors): "about as fast", "a near tie"
+
+
 def _speed(ratio: float) -> str:
     """The pick's training speed against the other's (their times for the same tokens)."""
-    if 0.95 <= ratio <= 1.05:
+    if 1 - NEAR <= ratio <= 1 + NEAR:
         return "about as fast to train"
     return f"{ratio:.2g}x as fast to train" if ratio > 1 else f"{1 / ratio:.2g}x slower to train"
 
@@ -55,8 +58,8 @@ def _why(w, names: dict) -> str:
         return f"{names[other.label]} does not fit in the GPU's memory in any layout searched"
     ratio = b.time / a.time if a.time else 1.0
     speed = _speed(ratio)
-    tie = ("a near tie (within 5%, inside the models' errors): " if a.to_target and b.to_target / a.to_target < 1.05 else "")
-    if a.penalty[0] <= b.penalty[0] and ratio < 0.95:  # slower (``_speed``)
+    tie = ("a near tie (within 5%, inside the models' errors): " if a.to_target and b.to_target / a.to_target < 1 + NEAR else "")
+    if a.penalty[0] <= b.penalty[0] and ratio < 1 - NEAR:  # slower (``_speed``)
         return f"{tie}it is {speed}, but predicted closer to the best shape's loss, so it needs fewer extra tokens to reach it"
     if a.penalty[0] <= b.penalty[0]:
         return f"{tie}it is predicted closer to the best shape's loss, and {speed}"
