@@ -163,3 +163,64 @@ def test_the_package_defines_its_records_with_frozen():
                  for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if standard.search(line)]
     assert offenders == []
     assert standard.search("@dataclass(frozen=True)") and standard.search('make_dataclass("Row", fields, frozen=True)')
+
+
+def _record_body() -> tuple[dict, dict]:
+    """A fresh class body (dataclasses names and types the Field objects it is given) and its annotations."""
+    body = {"heads": None, "tags": (), "notes": field(default_factory=list),
+            "flag": field(default=True, repr=False, hash=False, metadata={"unit": "s"}), "hidden": field(default=0, init=False)}
+    return body, {**FIELDS, "flag": bool, "hidden": int}
+
+
+def test_fields_and_class_attributes_are_the_standard_librarys():
+    """What dataclasses, pydantic and ``match`` read of a record: every Field's name, type, default,
+    factory and flags, ``__match_args__`` and the class attributes left behind (a default stays, a
+    ``field()`` without one is removed), as ``dataclass(frozen=True)`` leaves them."""
+    ours = twins(*_record_body())[0]
+    reference = twins(*_record_body())[1]
+    attributes = ("name", "type", "default", "default_factory", "init", "repr", "hash", "compare", "metadata", "kw_only",
+                  "_field_type")
+    assert len(dataclasses.fields(ours)) == len(dataclasses.fields(reference)) == 7
+    for got, expected in zip(dataclasses.fields(ours), dataclasses.fields(reference)):
+        assert [getattr(got, a) for a in attributes] == [getattr(expected, a) for a in attributes]
+    assert ours.__match_args__ == reference.__match_args__ == ("depth", "width", "heads", "tags", "notes", "flag")
+    for name in (*FIELDS, "flag", "hidden"):
+        assert getattr(ours, name, "absent") == getattr(reference, name, "absent"), name
+
+
+def test_a_class_without_a_docstring_gets_the_standard_librarys():
+    def bare(decorate):
+        return decorate(type("Bare", (), {"__annotations__": {"a": int}, "__doc__": None}))
+    assert bare(frozen).__doc__ == bare(dataclasses.dataclass(init=False, repr=False, eq=False)).__doc__
+
+
+@pytest.mark.parametrize("body,annotations", [({"a": field(default=1)}, {}), ({"a": []}, {"a": list})])
+def test_a_field_without_annotation_or_a_mutable_default_is_refused_as_the_standard_library_does(body, annotations):
+    for decorate in (frozen, dataclasses.dataclass(frozen=True)):
+        with pytest.raises((TypeError, ValueError)) as raised:
+            decorate(type("Bad", (), {"__annotations__": dict(annotations), **body}))
+        if decorate is frozen:
+            ours = raised
+        else:
+            reference = raised
+    assert (type(ours.value), str(ours.value)) == (type(reference.value), str(reference.value))
+
+
+def test_class_variables_and_a_non_frozen_base_as_the_standard_library_reads_them():
+    """A ClassVar is no field; a @frozen class cannot inherit from a
+    dataclass that is not frozen."""
+    from typing import ClassVar
+
+    ours, reference = twins({"limit": 3}, {"depth": int, "limit": ClassVar[int]})
+    assert [f.name for f in dataclasses.fields(ours)] == [f.name for f in dataclasses.fields(reference)] == ["depth"]
+    assert ours(2).limit == reference(2).limit == 3
+    # as a string, a ClassVar is one only if the class's module imports the name (here it does not): dataclasses decides
+    ours, reference = twins({"limit": 3}, {"depth": int, "limit": "ClassVar[int]"})
+    assert [f.name for f in dataclasses.fields(ours)] == [f.name for f in dataclasses.fields(reference)]
+
+    @dataclasses.dataclass
+    class Loose:
+        depth: int
+
+    with pytest.raises(TypeError, match="cannot inherit frozen dataclass from a non-frozen one"):
+        frozen(type("Child", (Loose,), {"__annotations__": {"width": int}}))

@@ -2,10 +2,14 @@
 
 ``@dataclass(frozen=True)`` writes six methods per class as source text and compiles each with
 ``exec`` (``__init__``, ``__repr__``, ``__eq__``, ``__hash__``, ``__setattr__``, ``__delattr__``):
-about 0.7 ms a class, 27 ms of the 40 record classes a ``plan`` loads, a fifth of its start. Here
-the class is still made a dataclass (``dataclasses.fields``, ``replace``, ``asdict`` and
-``is_dataclass`` work on it) but with none of those methods generated; it gets instead the same
-six behaviours written once below, read from a per-class table of its fields:
+about 0.7 ms a class, 27 ms of the 40 record classes a ``plan`` loads, a fifth of its start; and
+even without them it reads every string annotation three times with a regular expression (is it
+ClassVar, InitVar, KW_ONLY?), ~0.2 ms a class. Here the class is still a dataclass
+(``dataclasses.fields``, ``replace``, ``asdict``, ``is_dataclass`` and pydantic work on it): its
+``Field`` records are made by ``dataclasses.field`` and named as ``dataclasses`` names them
+(``_fields``; an annotation that is not a plain field is left to ``dataclasses`` itself). It gets
+none of those methods generated, but the same six behaviours written once below, read from a
+per-class table of its fields:
 
 - ``__init__``: positional or keyword values in field order, defaults and ``default_factory``,
   then ``__post_init__`` if the class has one; the TypeErrors of a generated ``__init__``, word for word.
@@ -16,14 +20,18 @@ six behaviours written once below, read from a per-class table of its fields:
 
 A method the class body defines itself is kept, as ``dataclass`` keeps it. A subclass may be
 ``@frozen``, ``@dataclass(frozen=True)`` or ``make_dataclass(..., frozen=True)``: every ``@frozen``
-class shows the ``__dataclass_params__`` of a frozen dataclass, the one dataclasses internal read or
-written here (tests/test_frozen.py checks it against the standard library's). ``frozen_class``
+class shows the ``__dataclass_params__`` of a frozen dataclass. That and a Field's ``_field_type``
+are the two dataclasses internals written here; tests/test_frozen.py checks every field, flag and
+class attribute against a twin made by the standard library. ``frozen_class``
 builds one from a field list, as ``dataclasses.make_dataclass`` does. Lives in the lowest package so
 that every layer may use it.
 """
+import abc
 import copy
 import dataclasses
+import sys
 from operator import attrgetter
+from types import MemberDescriptorType
 
 __all__ = ["frozen", "frozen_class"]
 
@@ -131,13 +139,19 @@ _METHODS = {"__init__": _init, "__eq__": _eq, "__hash__": _hash, "__repr__": _re
             "__setattr__": _setattr, "__delattr__": _delattr}
 
 
+if sys.version_info >= (3, 13):  # copy.replace(record, **changes), as dataclasses gives it from 3.13 on
+    _METHODS["__replace__"] = lambda self, /, **changes: dataclasses.replace(self, **changes)
+
+
 _PARAMETERS = []  # the one __dataclass_params__ every @frozen class shows: init, repr, eq and frozen set
 
 
-def _parameters(cls):
-    """``cls``' dataclass parameters as a ``@frozen`` class behaves: a copy with init, repr, eq and frozen set."""
+def _parameters():
+    """The dataclass parameters every ``@frozen`` class shows: a plain dataclass's, with init, repr, eq
+    and frozen set."""
     if not _PARAMETERS:
-        params = copy.copy(cls.__dataclass_params__)
+        plain = dataclasses.dataclass(type("Parameters", (), {"__doc__": "Parameters()"}), init=False, repr=False, eq=False)
+        params = copy.copy(plain.__dataclass_params__)
         for name in ("init", "repr", "eq", "frozen"):
             setattr(params, name, True)
         _PARAMETERS.append(params)
@@ -153,15 +167,91 @@ def _finish(cls):
         if name not in cls.__dict__ or (name == "__hash__" and cls.__dict__[name] is None):
             type.__setattr__(cls, name, method)
     # dataclasses reads a base's parameters: a @dataclass(frozen=True) or @frozen subclass must see a frozen base
-    type.__setattr__(cls, "__dataclass_params__", _parameters(cls))
+    type.__setattr__(cls, "__dataclass_params__", _parameters())
     return cls
 
 
 def frozen(cls):
     """The class as a frozen dataclass with shared methods (this module's docstring)."""
-    # a subclass of a frozen dataclass must be processed as frozen (dataclasses refuses otherwise): it
-    # gets dataclasses' own __setattr__ and __delattr__, the same behaviour compiled
-    return _finish(dataclasses.dataclass(cls, init=False, repr=False, eq=False, frozen=_inherits(cls.__mro__[1:])))
+    fields = _fields(cls)
+    if fields is None:  # a ClassVar, InitVar or KW_ONLY annotation, or lazy annotations: dataclasses' own reading
+        # a subclass of a frozen dataclass must be processed as frozen (dataclasses refuses otherwise): it
+        # gets dataclasses' own __setattr__ and __delattr__, the same behaviour compiled
+        return _finish(dataclasses.dataclass(cls, init=False, repr=False, eq=False, frozen=_inherits(cls.__mro__[1:])))
+    type.__setattr__(cls, "__dataclass_fields__", fields)
+    if "__match_args__" not in cls.__dict__:
+        type.__setattr__(cls, "__match_args__", tuple(f.name for f in fields.values() if f.init and not f.kw_only))
+    if not cls.__doc__:  # dataclasses' docstring for a class without one: its name and signature
+        from inspect import signature
+
+        try:
+            text = str(signature(cls)).replace(" -> None", "")
+        except (TypeError, ValueError):
+            text = ""
+        type.__setattr__(cls, "__doc__", cls.__name__ + text)
+    abc.update_abstractmethods(cls)
+    return _finish(cls)
+
+
+_SPECIAL = ("ClassVar", "InitVar", "KW_ONLY")  # annotations that are not plain fields: left to dataclasses
+
+
+def _fields(cls) -> dict | None:
+    """``cls``' dataclass fields, its bases' first, as ``dataclasses.dataclass`` finds them (Python
+    3.10-3.13: defaults from class attributes or ``field()``, checked as 3.11 checks them); None when a
+    field is not plain (``_SPECIAL``) or the annotations are not yet evaluated (Python 3.14): then
+    dataclasses reads them. ``dataclasses`` spends ~0.2 ms a class on this, mostly matching every string
+    annotation against ClassVar, InitVar and KW_ONLY with a regular expression; here one substring test."""
+    own = cls.__dict__.get("__annotations__")
+    if own is None and "__annotate__" in cls.__dict__:
+        return None
+    own = own or {}
+    if any(any(word in kind for word in _SPECIAL) if isinstance(kind, str) else _special(kind) for kind in own.values()):
+        return None
+    fields, frozen_base, dataclass_base = {}, False, False
+    for base in cls.__mro__[-1:0:-1]:
+        base_fields = base.__dict__.get("__dataclass_fields__")
+        if base_fields is not None:
+            dataclass_base = True
+            fields.update(base_fields)
+            frozen_base = frozen_base or base.__dataclass_params__.frozen
+    if dataclass_base and not frozen_base:
+        raise TypeError("cannot inherit frozen dataclass from a non-frozen one")
+    for name, kind in own.items():
+        fields[name] = _field(cls, name, kind)
+    for name, value in cls.__dict__.items():
+        if isinstance(value, dataclasses.Field) and name not in own:
+            raise TypeError(f"{name!r} is a field but has no type annotation")
+    return fields
+
+
+def _field(cls, name: str, kind) -> dataclasses.Field:
+    """One plain field: its ``field()`` or its default (the class attribute), named and typed; the
+    class attribute set to the default, or removed when there is none (as dataclasses leaves them)."""
+    default = getattr(cls, name, _MISSING)
+    if isinstance(default, dataclasses.Field):
+        made = default
+        if made.default is _MISSING:
+            type.__delattr__(cls, name)
+        else:
+            type.__setattr__(cls, name, made.default)
+    else:
+        if isinstance(default, MemberDescriptorType):  # a slot, not a default
+            default = _MISSING
+        made = dataclasses.field(default=default)
+    made.name, made.type, made._field_type = name, kind, dataclasses._FIELD  # the one private name read here
+    if made.kw_only is _MISSING:
+        made.kw_only = False
+    if made.default is not _MISSING and made.default.__class__.__hash__ is None:
+        raise ValueError(f"mutable default {type(made.default)} for field {name} is not allowed: use default_factory")
+    return made
+
+
+def _special(kind) -> bool:
+    """Whether an evaluated annotation is ClassVar, InitVar or KW_ONLY."""
+    typing = sys.modules.get("typing")
+    classvar = typing is not None and (kind is typing.ClassVar or getattr(kind, "__origin__", None) is typing.ClassVar)
+    return classvar or kind is dataclasses.InitVar or isinstance(kind, dataclasses.InitVar) or kind is dataclasses.KW_ONLY
 
 
 def frozen_class(name: str, fields: list, bases: tuple = (), module: str | None = None, doc: str | None = None):
