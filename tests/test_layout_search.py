@@ -106,6 +106,33 @@ def test_search_without_counting_gives_the_same_layout(family, depth, width):
     _same(fast[:4] + (slow[4],), slow)
 
 
+@pytest.mark.parametrize("family,depth,width", [SHAPES[0], SHAPES[3], SHAPES[8]])
+@pytest.mark.parametrize("gpu,gpus,overlap", [("h100", 64, True), ("a100-40gb", 24, False), ("h100", 512, True)])
+def test_the_step_bound_is_below_every_step_it_may_skip(family, depth, width, gpu, gpus, overlap):
+    """A layout the search skips by its bound could not have won: ``_step_bound`` (the pipeline sends,
+    full recomputation's extra forward, ZeRO-3's gathers that nothing hides) is at most the step
+    ``train_step`` times, for every layout, recomputation and ZeRO stage, with and without overlap."""
+    from depthwidth.cost.perf.step import Layout, train_step
+
+    arch, hw, context = preset(family).architecture(depth, width), accelerator(gpu), 4096
+    batch = L.default_global_batch(1e9, context)
+    rows = L.combinations(arch, hw, gpus, context, batch, {})
+    tables = L._tables(arch, hw, context, {}, None, overlap, {})
+    _, stages = L._ordered(tables, rows, batch)
+    checked = 0
+    for row in rows[::3]:
+        terms = L._row_terms(tables, stages, row)
+        tp, cp, pp, dp, v, mb = row
+        for recompute in (0, 1, 2):
+            for zero in (0, 1, 2, 3):
+                layout = Layout(tp=tp, cp=cp, pp=pp, dp=dp, interleave=v, micro_batch=mb, recompute=recompute, zero=zero,
+                                overlap=overlap)
+                step = train_step(arch, hw, layout, context, batch)["step_seconds"]
+                assert L._step_bound(hw, batch, row, terms, recompute, zero) <= step * (1 + 1e-12), (row, recompute, zero)
+                checked += 1
+    assert checked >= 12 * 10
+
+
 # The search orders layouts by a lower bound proportional to the micro-batch (perf.gemm_floor in
 # perf.layer_forward); it may skip a layout only if that bound is below its time.
 

@@ -418,8 +418,8 @@ def _ordered(tables, rows, global_batch) -> tuple[list, dict]:
             if (tp, pp, dp) not in stages:
                 stage_layers = -(-tables.depth // pp)
                 params_gpu = stage_params_per_gpu(tables.arch, tables.nonembedding, tables.embedding, stage_layers, pp, tp)
-                stages[tp, pp, dp] = stage_layers, optimizer_seconds(tables.hw, params_gpu, dp if divided else 1.0)
-            stage_layers, optimizer = stages[tp, pp, dp]
+                stages[tp, pp, dp] = stage_layers, optimizer_seconds(tables.hw, params_gpu, dp if divided else 1.0), params_gpu
+            stage_layers, optimizer, _ = stages[tp, pp, dp]
             sequence = stage_layers * layer + head  # one sequence through the most loaded stage, at least
         bounds.append((_pipeline_bound(global_batch, dp, mb, pp, v, mb * sequence, optimizer), index))
     bounds.sort()
@@ -428,22 +428,23 @@ def _ordered(tables, rows, global_batch) -> tuple[list, dict]:
 
 def _fastest(tables, rows, bounds, stages, global_batch, limit, counts) -> tuple:
     """(the best key: step, ZeRO 3, memory, order; the row) of the layouts that fit, timed in bound
-    order until a bound passes the best step; (None, None) when none fits."""
+    order until a bound passes the best step; (None, None) when none fits. A row whose own bound
+    (``_step_bound``) passes the best step is skipped, and so is a ZeRO stage and recomputation whose
+    bound, with what they add at least, does."""
     rcs, zeros = tables.rcs, tables.zeros
     best = row = None
     for low_bound, index in bounds:
         if best is not None and low_bound * (1 - SAFETY) > best[0]:
             break
         tp, cp, pp, dp, v, mb = rows[index]
-        layer, head = tables.floor(tp, cp, mb)  # the row's own bound, from its micro-batch's floor
-        stage_layers, optimizer = stages[tp, pp, dp]
-        bound = _pipeline_bound(global_batch, dp, mb, pp, v, stage_layers * layer + head, optimizer)
-        if best is not None and bound * (1 - SAFETY) > best[0]:
+        terms = _row_terms(tables, stages, rows[index])
+        if best is not None and _step_bound(tables.hw, global_batch, rows[index], terms) * (1 - SAFETY) > best[0]:
             continue
         state, acts = tables.memory(tp, cp, pp, dp, mb)
         for j in tables.stages_tried(dp):
             i = next((i for i, a in enumerate(acts) if state[j] + a <= limit), None)
-            if i is None:
+            if i is None or (best is not None and (rcs[i] == 2 or zeros[j] >= 3) and _step_bound(
+                    tables.hw, global_batch, rows[index], terms, rcs[i], zeros[j]) * (1 - SAFETY) > best[0]):
                 continue
             lay = Layout(tp=tp, cp=cp, pp=pp, dp=dp, interleave=v, micro_batch=mb, recompute=rcs[i], zero=zeros[j], **tables.fields)
             step = train_step(tables.arch, tables.hw, lay, tables.context, global_batch, tables.forwards[tp, cp, mb], counts)["step_seconds"]
@@ -451,6 +452,36 @@ def _fastest(tables, rows, bounds, stages, global_batch, limit, counts) -> tuple
             if best is None or key < best:
                 best, row = key, (tp, cp, pp, dp, v, mb, rcs[i], zeros[j])
     return best, row
+
+
+def _row_terms(tables, stages, row) -> tuple:
+    """What a row's step bound is made of: (a layer's least time on its micro-batch, the output head's
+    with the pipeline sends of a micro-batch as ``train_step`` has them, the most loaded stage's layers,
+    the optimizer step at its least, that stage's parameters per GPU)."""
+    tp, cp, pp, dp, v, mb = row
+    layer, head = tables.floor(tp, cp, mb)
+    if pp > 1:
+        head += comm.p2p_seconds(tables.hw, tp, cp, dp, pp, mb * tables.context / cp * tables.arch.width * BYTES,
+                                 tables.base, v)
+    return (layer, head, *stages[tp, pp, dp])
+
+
+def _step_bound(hw, global_batch, row, terms, recompute: int = 0, zero: int = 0) -> float:
+    """A layout's step at least (``_pipeline_bound`` of ``_row_terms``), with what its recomputation and
+    ZeRO stage add at least (``train_step``): full recomputation runs the forward again (a layer's three
+    passes become four: its floor times 4/3; tensor parallelism's all-reduces go from four to six, more
+    than 4/3); ZeRO-3 gathers the weights for every micro-batch, and the first layer's gather and the
+    last one's reduce-scatter are never hidden (``comm.dp_seconds``: at least 2/3 of the three
+    collectives over the stage's layers, per micro-batch)."""
+    tp, cp, pp, dp, v, mb = row
+    layer, head, stage_layers, optimizer, params_gpu = terms
+    if recompute == 2:
+        layer = layer * 4.0 / 3.0
+    bound = _pipeline_bound(global_batch, dp, mb, pp, v, stage_layers * layer + head, optimizer)
+    if zero >= 3 and dp > 1:
+        micro = -(-global_batch // (dp * mb))
+        bound += micro * 2.0 * comm.gather(hw, tp * cp, dp, params_gpu * BYTES) / stage_layers
+    return bound
 
 
 def _fitting(tables, rows, limit) -> tuple[int, tuple | None]:
