@@ -137,9 +137,11 @@ class Quadratic:
         f = self._floats
         a2, a1, a0 = f[0] * depth + f[3], f[1] * depth + f[4], f[2] * depth + f[5]
         c = a0 - budget
+        if a2.__class__ is float and c.__class__ is float:  # one number: only the branch it takes, no flags to silence
+            if a2 <= 0:  # no d² term
+                return -c / a1 if a1 > 0 else math.inf
+            return (-a1 + math.sqrt(a1 * a1 - 4 * a2 * c)) / (2 * a2)
         xp = lib(a2, c)
-        if xp is Scalars and a2 <= 0:  # no d² term (one number: only the branch it takes)
-            return -c / a1 if a1 > 0 else math.inf
         with xp.errstate(all="ignore"):
             root = (-a1 + xp.sqrt(a1 * a1 - 4 * a2 * c)) / (2 * a2)  # a2 > 0, c < 0: the positive root
             return root if xp is Scalars else xp.where(a2 <= 0, xp.where(a1 > 0, -c / a1, math.inf), root)

@@ -36,18 +36,21 @@ from types import MemberDescriptorType
 __all__ = ["frozen", "frozen_class"]
 
 _MISSING = dataclasses.MISSING
+_UNSET = object()  # a field's value before __init__ sets it
 
 
 class _Table:
-    """What the shared methods read, once per class: field names in order, defaults, factories."""
+    """What the shared methods read, once per class: field names in order, the values a new record
+    starts from (defaults, else ``_UNSET``), the fields left unset (a factory or no default), factories."""
 
-    __slots__ = ("names", "index", "defaults", "factories", "compare", "hashed", "shown", "post_init")
+    __slots__ = ("names", "index", "template", "unset", "factories", "compare", "hashed", "shown", "post_init")
 
     def __init__(self, cls):
         fields = dataclasses.fields(cls)
         self.names = tuple(f.name for f in fields if f.init)
         self.index = {name: at for at, name in enumerate(self.names)}
-        self.defaults = {f.name: f.default for f in fields if f.init and f.default is not _MISSING}
+        self.template = {f.name: _UNSET if f.default is _MISSING else f.default for f in fields if f.init}
+        self.unset = tuple(name for name, value in self.template.items() if value is _UNSET)
         self.factories = {f.name: f.default_factory for f in fields if f.init and f.default_factory is not _MISSING}
         self.compare = _getter([f.name for f in fields if f.compare])
         self.hashed = _getter([f.name for f in fields if (f.compare if f.hash is None else f.hash)])
@@ -57,42 +60,52 @@ class _Table:
 
 def _init(self, *args, **kwargs):
     cls = type(self)
-    table = _table(cls)
-    names = table.names
+    table = cls.__dict__.get("_frozen_table") or _table(cls)
     given = len(args)
-    if given > len(names):
-        least = len(names) - len(table.defaults) - len(table.factories)
-        takes = f"from {least + 1} to {len(names) + 1}" if least < len(names) else f"{len(names) + 1}"
-        raise TypeError(f"{cls.__qualname__}.__init__() takes {takes} positional arguments but {given + 1} were given")
+    if given > len(table.names):
+        _too_many(cls, table, given)
     values = self.__dict__
-    values.update(zip(names, args))
+    values.update(table.template)  # every field in order: its default, or _UNSET
+    values.update(zip(table.names, args))
     if kwargs:
         if given or not table.index.keys() >= kwargs.keys():  # maybe an unknown name or a value given twice
-            for name in kwargs:
-                at = table.index.get(name)
-                if at is None:
-                    values.clear()
-                    raise TypeError(f"{cls.__qualname__}.__init__() got an unexpected keyword argument {name!r}")
-                if at < given:
-                    values.clear()
-                    raise TypeError(f"{cls.__qualname__}.__init__() got multiple values for argument {name!r}")
+            _check_keywords(cls, table, given, kwargs, values)
         values.update(kwargs)
-    if len(values) < len(names):  # the defaults, then the factories, of the fields not given
-        for name, default in table.defaults.items():
-            if name not in values:
-                values[name] = default
-        for name, factory in table.factories.items():
-            if name not in values:
-                values[name] = factory()
-        if len(values) < len(names):
-            missing = [name for name in names[given:] if name not in values]
-            values.clear()
-            quoted = [repr(name) for name in missing]
-            listed = " and ".join(quoted) if len(quoted) < 3 else ", ".join(quoted[:-1]) + ", and " + quoted[-1]
-            raise TypeError(f"{cls.__qualname__}.__init__() missing {len(missing)} required positional argument"
-                            f"{'s' if len(missing) > 1 else ''}: {listed}")
+    for name in table.unset:  # the fields with a factory or without a default: given, else made or missing
+        if values[name] is _UNSET:
+            factory = table.factories.get(name)
+            if factory is None:
+                _missing(cls, table, values)
+            values[name] = factory()
     if table.post_init:
         self.__post_init__()
+
+
+def _too_many(cls, table: _Table, given: int):
+    names = table.names
+    least = len(table.unset) - len(table.factories)
+    takes = f"from {least + 1} to {len(names) + 1}" if least < len(names) else f"{len(names) + 1}"
+    raise TypeError(f"{cls.__qualname__}.__init__() takes {takes} positional arguments but {given + 1} were given")
+
+
+def _check_keywords(cls, table: _Table, given: int, kwargs: dict, values: dict):
+    for name in kwargs:
+        at = table.index.get(name)
+        if at is None:
+            values.clear()
+            raise TypeError(f"{cls.__qualname__}.__init__() got an unexpected keyword argument {name!r}")
+        if at < given:
+            values.clear()
+            raise TypeError(f"{cls.__qualname__}.__init__() got multiple values for argument {name!r}")
+
+
+def _missing(cls, table: _Table, values: dict):
+    missing = [name for name in table.unset if values[name] is _UNSET and name not in table.factories]
+    values.clear()
+    quoted = [repr(name) for name in missing]
+    listed = " and ".join(quoted) if len(quoted) < 3 else ", ".join(quoted[:-1]) + ", and " + quoted[-1]
+    raise TypeError(f"{cls.__qualname__}.__init__() missing {len(missing)} required positional argument"
+                    f"{'s' if len(missing) > 1 else ''}: {listed}")
 
 
 def _table(cls) -> _Table:
@@ -119,7 +132,8 @@ def _eq(self, other):
 
 
 def _hash(self):
-    return hash(_table(type(self)).hashed(self))
+    cls = type(self)
+    return hash((cls.__dict__.get("_frozen_table") or _table(cls)).hashed(self))
 
 
 def _repr(self):

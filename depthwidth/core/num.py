@@ -74,12 +74,11 @@ class Scalars:
 
 def lib(*values):
     """NumPy when any value is an array (or a list), else ``Scalars``."""
-    for v in values:
-        if v.__class__ not in _NUMBERS:
-            import numpy
+    if _NUMBERS.issuperset(map(type, values)):
+        return Scalars
+    import numpy
 
-            return numpy
-    return Scalars
+    return numpy
 
 
 def libm_log(x):

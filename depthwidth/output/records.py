@@ -14,8 +14,11 @@ FORMATS = ("table", "json", "jsonl", "csv")
 
 def plain(value: Any) -> Any:
     """Dataclasses to dicts, tuples to lists, non-finite floats to None (JSON never holds NaN)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    names = _FIELD_NAMES.get(value.__class__, _UNSEEN)
+    if names is _UNSEEN:
+        names = _field_names(value.__class__)
+    if names is not None:
+        return {name: plain(getattr(value, name)) for name in names}
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     if isinstance(value, dict):  # e.g. a rule's constants, each a dataclass
@@ -23,6 +26,18 @@ def plain(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
+
+
+_UNSEEN = object()
+_FIELD_NAMES: dict = {}  # a class's dataclass field names (None for any other class), read once per class
+
+
+def _field_names(cls: type) -> tuple | None:
+    if len(_FIELD_NAMES) >= 1024:  # classes made at run time (a schema's, a test's) must not pile up
+        _FIELD_NAMES.clear()
+    names = tuple(f.name for f in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) else None
+    _FIELD_NAMES[cls] = names
+    return names
 
 
 def field_names(record: Any, prefix: str = "") -> list[str]:
