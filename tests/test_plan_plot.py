@@ -41,3 +41,22 @@ def test_sweep_plot_and_refusals(tmp_path):
     assert bad.returncode == 2 and bad.stdout == "" and "png or .svg" in bad.stderr
     two = run("plan", "--params", "1e9", "--params", "1e10", "--plot", str(tmp_path / "two.png"))
     assert two.returncode == 2 and two.stdout == "" and not (tmp_path / "two.png").exists()
+
+
+def test_published_models_beyond_the_candidates_widen_the_axis(tmp_path):
+    """A 1e8 mixtral plan's band holds one candidate while its published models sit at other depths:
+    the x axis is widened to them, so every marker lands inside the figure (before, smollm2-135m was
+    drawn at x = 2668 of a 648 pt wide SVG and matplotlib warned that its layout collapsed)."""
+    import re
+
+    path = tmp_path / "out.svg"
+    out = run("plan", "--params", "1e8", "--arch", "mixtral", "--tokens", "2e12", "--gpu", "mi300x", "--tp", "4",
+              "--gpus", "256", "--plot", str(path))
+    assert out.returncode == 0, out.stderr
+    assert "Warning" not in out.stderr and "constrained_layout" not in out.stderr
+    svg = path.read_text()
+    width = float(re.search(r'<svg [^>]*width="([\d.]+)pt"', svg).group(1))
+    markers = re.findall(r'<g id="published:([^"]+)">.*?<use [^>]*x="([\d.-]+)"', svg, flags=re.S)
+    assert len(markers) >= 2
+    for model, x in markers:
+        assert 0 < float(x) < width, (model, x)

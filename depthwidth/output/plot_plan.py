@@ -62,6 +62,10 @@ def candidates_figure(rows, title: str, band=None, min_depth=None, pick=None, pu
                        gid=f"published:{model}")
             ax.annotate(model, (depth, 0.06), xycoords=transform, rotation=60, fontsize=7, color=MODEL_COLOUR)
         ax.scatter([], [], marker="D", color=MODEL_COLOUR, label="published models of this size (their depth here)")
+        depths = [depth for _, depth in published]  # drawn in axes fractions, they do not widen the x axis themselves:
+        low, high = ax.get_xlim()  # a depth beyond the candidates would land outside the figure
+        if min(depths) < low or max(depths) > high:
+            ax.set_xlim(min(low, min(depths) / 1.1), max(high, max(depths) * 1.1))
     from matplotlib.ticker import NullFormatter, ScalarFormatter
 
     ax.xaxis.set_major_formatter(ScalarFormatter())
