@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..core.errors import InputError
-from ..theory.shapes import SHAPE_LIKE, Shape, make_shape, parse_shape
+from ..theory.shapes import Shape, make_shape, parse_shape, shape_like
 from ..core.frozen import frozen
 
 CATALOG_PATH = Path(__file__).with_name("catalog.json")
@@ -198,7 +198,7 @@ def resolve_shape(text: str, heads: int | None = None) -> Shape:
     """A shape string, or else the name of a catalogue model (case-insensitive). Here, not in
     shapes.py, so that shapes never imports the catalogue."""
     stripped = text.strip() if isinstance(text, str) else ""
-    if stripped and not SHAPE_LIKE.match(stripped):
+    if stripped and not shape_like(stripped):
         model = lookup(stripped)
         return make_shape(model.depth, model.width, heads if heads is not None else model.heads, text)
     return parse_shape(text, heads)

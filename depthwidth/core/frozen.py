@@ -212,15 +212,17 @@ _SPECIAL = ("ClassVar", "InitVar", "KW_ONLY")  # annotations that are not plain 
 
 def _fields(cls) -> dict | None:
     """``cls``' dataclass fields, its bases' first, as ``dataclasses.dataclass`` finds them (Python
-    3.10-3.13: defaults from class attributes or ``field()``, checked as 3.11 checks them); None when a
-    field is not plain (``_SPECIAL``) or the annotations are not yet evaluated (Python 3.14): then
-    dataclasses reads them. ``dataclasses`` spends ~0.2 ms a class on this, mostly matching every string
-    annotation against ClassVar, InitVar and KW_ONLY with a regular expression; here one substring test."""
+    3.10-3.13: defaults from class attributes or ``field()``, checked as 3.11 checks them); None when an
+    annotation may not be a plain field (it names one of ``_SPECIAL``) or the annotations are not yet
+    evaluated (Python 3.14): then dataclasses reads them. ``dataclasses`` spends ~0.2 ms a class on this,
+    mostly matching every string annotation against ClassVar, InitVar and KW_ONLY with a regular
+    expression; here one substring test of them all."""
     own = cls.__dict__.get("__annotations__")
     if own is None and "__annotate__" in cls.__dict__:
         return None
     own = own or {}
-    if any(any(word in kind for word in _SPECIAL) if isinstance(kind, str) else _special(kind) for kind in own.values()):
+    spelled = " ".join(map(str, own.values()))  # "typing.ClassVar[int]", "<class 'dataclasses.KW_ONLY'>", or as written
+    if any(word in spelled for word in _SPECIAL):  # one test of the lot (a false alarm only costs dataclasses' reading)
         return None
     fields, frozen_base, dataclass_base = {}, False, False
     for base in cls.__mro__[-1:0:-1]:
@@ -233,9 +235,9 @@ def _fields(cls) -> dict | None:
         raise TypeError("cannot inherit frozen dataclass from a non-frozen one")
     for name, kind in own.items():
         fields[name] = _field(cls, name, kind)
-    for name, value in cls.__dict__.items():
-        if isinstance(value, dataclasses.Field) and name not in own:
-            raise TypeError(f"{name!r} is a field but has no type annotation")
+    if dataclasses.Field in set(map(type, cls.__dict__.values())):  # a field() left is one without an annotation
+        name = next(name for name, value in cls.__dict__.items() if isinstance(value, dataclasses.Field))
+        raise TypeError(f"{name!r} is a field but has no type annotation")
     return fields
 
 
@@ -259,13 +261,6 @@ def _field(cls, name: str, kind) -> dataclasses.Field:
     if made.default is not _MISSING and made.default.__class__.__hash__ is None:
         raise ValueError(f"mutable default {type(made.default)} for field {name} is not allowed: use default_factory")
     return made
-
-
-def _special(kind) -> bool:
-    """Whether an evaluated annotation is ClassVar, InitVar or KW_ONLY."""
-    typing = sys.modules.get("typing")
-    classvar = typing is not None and (kind is typing.ClassVar or getattr(kind, "__origin__", None) is typing.ClassVar)
-    return classvar or kind is dataclasses.InitVar or isinstance(kind, dataclasses.InitVar) or kind is dataclasses.KW_ONLY
 
 
 def frozen_class(name: str, fields: list, bases: tuple = (), module: str | None = None, doc: str | None = None):

@@ -8,7 +8,7 @@ import re
 
 WIDE = {"on": False}  # --wide: every table at its natural width (set by the CLI for one command)
 OFF_TERMINAL_WIDTH = 160  # output to a file or pipe without COLUMNS: wide enough for most tables unfolded
-NUMBER = re.compile(r"\d")  # a word holding a digit is never folded
+NUMBER = r"\d"  # a word holding a digit is never folded (compiled on first use, by re's cache)
 COMFORT_WIDTH = 20  # a text column narrower than this is split into parts before it is squeezed
 FOLD_WORDS_OVER = 24  # a text column folds only words longer than this (paths, URLs), never a word with a digit
 
@@ -91,7 +91,8 @@ class FittedTable:
         if self.names[i] in self.right:
             return max(header, _longest(line for row in self.rows for line in _lines(row[i])))
         words = [w for row in self.rows for line in _lines(row[i]) for w in line.split()]
-        return max(_longest(w for w in words if NUMBER.search(w)), min(_longest(words), FOLD_WORDS_OVER), min(header, 12))
+        number = re.compile(NUMBER).search
+        return max(_longest(w for w in words if number(w)), min(_longest(words), FOLD_WORDS_OVER), min(header, 12))
 
     @staticmethod
     def _overhead(count: int) -> int:

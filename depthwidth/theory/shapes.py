@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numbers
 import re
+from functools import lru_cache
 
 from ..core.errors import InputError
 from ..core.frozen import frozen
@@ -12,8 +13,17 @@ MAX_WIDTH = 10**15  # every accepted width is exact as a float (< 2**53)
 HEAD_DIM = 64  # the 64-dimensional head convention behind the default head count
 
 SHAPE_SYNTAX = "expected DEPTHxWIDTH[xHEADS] with whole numbers, such as 12x768 or 12x768x12"
-_SHAPE = re.compile(r"([0-9]+)[xX]([0-9]+)(?:[xX]([0-9]+))?", re.ASCII)
-SHAPE_LIKE = re.compile(r"[-+.\d]|[xX]\d")  # an attempt at a shape, not a name (any script's digits: '１２x768')
+
+
+@lru_cache(maxsize=None)
+def _shape_pattern() -> re.Pattern:
+    """``LxD[xH]``, compiled on first use (most commands never parse a shape)."""
+    return re.compile(r"([0-9]+)[xX]([0-9]+)(?:[xX]([0-9]+))?", re.ASCII)
+
+
+def shape_like(text: str) -> bool:
+    """Whether ``text`` is an attempt at a shape, not a name (any script's digits: '１２x768')."""
+    return re.match(r"[-+.\d]|[xX]\d", text) is not None
 
 
 @frozen
@@ -81,7 +91,7 @@ def make_shape(depth: int, width: int, heads: int | None = None, text: object = 
 
 def parse_shape(text: str, heads: int | None = None) -> Shape:
     """Parse ``LxD`` or ``LxDxH`` (ASCII digits only); ``heads`` overrides a missing or given H."""
-    match = _SHAPE.fullmatch(text.strip()) if isinstance(text, str) else None
+    match = _shape_pattern().fullmatch(text.strip()) if isinstance(text, str) else None
     if match is None:
         raise InputError("shape", text, SHAPE_SYNTAX)
     depth, width = whole_number(match[1]), whole_number(match[2])
@@ -94,7 +104,8 @@ def parse_shape_arrays(texts: list[str], heads: int | None = None):
     text is not a valid bare shape (the caller then parses one by one for the exact error)."""
     import numpy as np
 
-    matches = [_SHAPE.fullmatch(t.strip()) if isinstance(t, str) else None for t in texts]
+    fullmatch = _shape_pattern().fullmatch
+    matches = [fullmatch(t.strip()) if isinstance(t, str) else None for t in texts]
     if not all(matches) or any(len(m[1]) > 15 or len(m[2]) > 16 or (m[3] and len(m[3]) > 16) for m in matches):
         return None
     depth = np.array([int(m[1]) for m in matches], dtype=np.int64)

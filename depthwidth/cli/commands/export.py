@@ -76,10 +76,10 @@ def _planned(plan_budget: str, fmt: str, options):
 def _given(shape: str, arch, name: str, fmt: str, tp: int, context: int, block_options: dict):
     """SHAPE: a catalogue model's own block (only --vocab and --tied apply), or LxD[xH] in the preset's block."""
     from ...loop.export_blocks import export_architecture, model_architecture
-    from ...theory.shapes import SHAPE_LIKE
+    from ...theory.shapes import shape_like
 
     text = shape.strip()
-    if text and not SHAPE_LIKE.match(text):  # a catalogue model: its own block
+    if text and not shape_like(text):  # a catalogue model: its own block
         if arch is not None:
             raise InputError("--arch", arch, f"{text} exports its own block; give LxDxH --arch {arch} to use a preset")
         fixed = [(f"--{k.replace('_', '-')}", v) for k, v in block_options.items() if k not in ("vocab", "tied")]

@@ -66,7 +66,14 @@ def _micro_batches(share: int) -> tuple[int, ...]:
 
 def combinations(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict) -> list[tuple]:
     """The (tp, cp, pp, dp, interleave, micro_batch) of every layout to try, in search order; each is
-    tried with every recomputation (``recomputations``) and ZeRO stage (``zero_stages``)."""
+    tried with every recomputation (``recomputations``) and ZeRO stage (``zero_stages``). Only those
+    whose dp x micro-batch divides the batch (dp x micro-batch x accumulation == batch), unless none does."""
+    return _layouts(arch, hw, gpus, context, global_batch, fixed, True) or _layouts(arch, hw, gpus, context, global_batch,
+                                                                                    fixed, False)
+
+
+def _layouts(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict, exact: bool) -> list[tuple]:
+    """``combinations``' rows, with ``exact`` only those whose dp x micro-batch divides the batch."""
     depth = arch.depth + arch.decoder_depth
     tps = [fixed["tp"]] if fixed.get("tp") else [t for t in tp_sizes(arch) if t <= hw.gpus_per_node and gpus % t == 0]
     cps = [fixed["cp"]] if fixed.get("cp") else ([1, 2, 4, 8, 16] if context >= LONG_CONTEXT else [1])
@@ -84,11 +91,11 @@ def combinations(arch, hw, gpus: int, context: int, global_batch: int, fixed: di
                 vs = [fixed["interleave"]] if fixed.get("interleave") else [v for v in (1, 2, 4, 8) if v == 1 or (pp > 1 and pp * v <= depth)]
                 share = -(-global_batch // dp)  # sequences per replica per step
                 mbs = [fixed["micro_batch"]] if fixed.get("micro_batch") else _micro_batches(share)
+                if exact:
+                    mbs = [mb for mb in mbs if global_batch % (dp * mb) == 0]
                 for v in vs:
-                    for mb in mbs:
-                        rows.append((tp, cp, pp, dp, v, mb))
-    exact = [row for row in rows if global_batch % (row[3] * row[5]) == 0]  # dp x micro-batch x accumulation == batch
-    return exact or rows
+                    rows += [(tp, cp, pp, dp, v, mb) for mb in mbs]
+    return rows
 
 
 def recomputations(fixed: dict) -> list[int]:
