@@ -2,6 +2,7 @@
 
     python benchmarks/run.py            # everything
     python benchmarks/run.py startup    # only the startup figures
+    python benchmarks/run.py instructions  # the startup commands' instructions (valgrind), which load does not move
     python benchmarks/run.py budgets    # only plan --brief on 10^5 budgets against bounds on 10^5 shapes
     python benchmarks/run.py hardening  # only bounds - memory on 10^6 lines, plan and sweep over 1e6..1e30
 
@@ -102,7 +103,7 @@ def startup(exe: list[str], env: dict) -> None:
     config = str(ROOT / "tests" / "configs" / "llama-7b.json")
     json_commands["inspect json"] = exe + ["inspect", config, "--format", "json"]  # a config read without Pydantic
     json_commands["plan csv"] = exe + ["plan", "--params", "1e9", "--format", "csv"]  # issue 32: CSV and --field too
-    json_commands["plan field"] = exe + ["plan", "--params", "1e9", "--field", "recommended_width"]
+    json_commands["plan field"] = exe + ["plan", "--params", "1e9", "--field", "recommended.width"]
     # calibrate (a bisection of the performance model) within 1.5x the floor, as every machine output
     json_commands["calibrate json"] = exe + ["calibrate", "32x4096", "--arch", "llama", "--gpus", "64", "--tp", "2", "--pp", "1",
                                              "--zero", "1", "--micro-batch", "2", "--global-batch", "512", "--context", "4096",
@@ -128,6 +129,35 @@ def startup(exe: list[str], env: dict) -> None:
         inherited = median_walls({"floor": commands["floor"], "plan": commands["plan"]}, child_env(None))
         line("plan, for information: PYTHONDONTWRITEBYTECODE", f"{inherited['plan'] * 1e3:.1f} ms = "
              f"{inherited['plan'] / inherited['floor']:.2f}x floor", "(no bytecode cache)")
+
+
+def instructions(exe: list[str], env: dict) -> None:
+    """Instructions counted by valgrind, which machine load does not move (a shared machine moves the
+    wall ratios above by 0.05-0.1x from run to run): the floor and plan's outputs, for information."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        print("\nInstructions: valgrind is not installed (Debian: apt install valgrind); skipped")
+        return
+    print("\nInstructions (valgrind --tool=callgrind, one run each after a warm-up; load does not move them)")
+    commands = {"floor": [sys.executable, "-c", "import typer"],
+                "plan table": exe + ["plan", "--params", "1e9"],
+                "plan json": exe + ["plan", "--params", "1e9", "--format", "json"],
+                "calibrate json": exe + ["calibrate", "32x4096", "--arch", "llama", "--gpus", "64", "--tp", "2", "--pp", "1",
+                                         "--zero", "1", "--micro-batch", "2", "--global-batch", "512", "--context", "4096",
+                                         "--recompute", "selective", "--step-seconds", "2.0", "--format", "json"]}
+    counted = {}
+    for name, cmd in commands.items():
+        run_once(cmd, env)  # the bytecode cache filled first
+        done = subprocess.run([valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
+        found = [word for row in done.stderr.splitlines() if "Collected" in row for word in row.split()[-1:]]
+        if done.returncode != 0 or not found:
+            raise SystemExit(f"valgrind failed on {' '.join(cmd)}:\n{done.stderr[-2000:]}")
+        counted[name] = int(found[0])
+    floor = counted["floor"]
+    for name, count in counted.items():
+        above = "" if name == "floor" else f" = {count / floor:.2f}x floor (+{(count - floor) / 1e6:.1f} M)"
+        line(name, f"{count / 1e6:.1f} M{above}", "(no target)")
 
 
 def vectorized() -> None:
@@ -366,6 +396,8 @@ def main() -> None:
     print(f"  running: {' '.join(exe)}")
     with tempfile.TemporaryDirectory(prefix="depthwidth-bench-pyc-") as cache:
         env = child_env(cache)
+        if sys.argv[1:] == ["instructions"]:
+            return instructions(exe, env)
         startup(exe, env)
         if sys.argv[1:] == ["startup"]:
             return
