@@ -207,7 +207,10 @@ def practice_size(budget: float, width_at_depth, fitted: Practice) -> float:
         width = width_at_depth(depth)
         if not (width > 0 and math.isfinite(width)):  # the block cannot spend the budget there: keep N itself
             return math.log(budget)
-        x = math.log(params_12(depth, width))
+        step = math.log(params_12(depth, width))
+        if step == x:  # a fixed point (the paper's block, at once): further steps change nothing
+            return x
+        x = step
     return x
 
 
