@@ -1,5 +1,5 @@
 """The layout search that runs (``layout.search``: plain numbers, layouts that cannot win skipped)
-gives exactly the answer of brute force (``layout.search_grid``: every layout evaluated as NumPy
+gives exactly the answer of brute force (``perf.grid.search_grid``: every layout evaluated as NumPy
 arrays), over presets, cluster sizes, contexts, fixed fields and memory limits, including clusters
 where nothing fits. The reference is the brute force: the least step time among the layouts that fit,
 then the least memory, then the first layout; none fitting, the least memory one."""
@@ -11,6 +11,7 @@ import pytest
 
 from depthwidth.arch.hardware import accelerator
 from depthwidth.arch.presets import preset
+from depthwidth.cost.perf import grid as G
 from depthwidth.cost.perf import layout as L
 from depthwidth.core.num import Scalars, lib
 
@@ -37,7 +38,7 @@ def test_search_equals_brute_force(family, depth, width, gpu, gpus):
     arch = preset(family).architecture(depth, width)
     hw = accelerator(gpu)
     batch = L.default_global_batch(1e9, 4096)
-    _same(L.search(arch, hw, gpus, 4096, batch), L.search_grid(arch, hw, gpus, 4096, batch))
+    _same(L.search(arch, hw, gpus, 4096, batch), G.search_grid(arch, hw, gpus, 4096, batch))
 
 
 @pytest.mark.parametrize("fixed", [{"tp": 2}, {"pp": 4}, {"zero": 1}, {"zero": 0}, {"recompute": "full"},
@@ -45,7 +46,7 @@ def test_search_equals_brute_force(family, depth, width, gpu, gpus):
 def test_search_equals_brute_force_with_fixed_fields(fixed):
     arch = preset("llama").architecture(32, 4096)
     hw = accelerator("h100")
-    _same(L.search(arch, hw, 64, 4096, 512, fixed), L.search_grid(arch, hw, 64, 4096, 512, fixed))
+    _same(L.search(arch, hw, 64, 4096, 512, fixed), G.search_grid(arch, hw, 64, 4096, 512, fixed))
 
 
 @pytest.mark.parametrize("limit", [1e9, 8e9, 30e9, math.inf])
@@ -54,7 +55,7 @@ def test_search_equals_brute_force_at_memory_limits(limit):
     arch = preset("vanilla").architecture(40, 5120)
     hw = accelerator("a100-80gb")
     fast = L.search(arch, hw, 32, 2048, 1024, memory_limit=limit, attention="unfused")
-    _same(fast, L.search_grid(arch, hw, 32, 2048, 1024, memory_limit=limit, attention="unfused"))
+    _same(fast, G.search_grid(arch, hw, 32, 2048, 1024, memory_limit=limit, attention="unfused"))
     if limit == 1e9:
         assert fast[0]["fits"] is False and fast[4] == 0
 
@@ -62,14 +63,14 @@ def test_search_equals_brute_force_at_memory_limits(limit):
 def test_long_context_searches_context_parallelism_alike():
     arch = preset("llama").architecture(32, 4096, context=131072)
     hw = accelerator("h100")
-    _same(L.search(arch, hw, 128, 131072, 16), L.search_grid(arch, hw, 128, 131072, 16))
+    _same(L.search(arch, hw, 128, 131072, 16), G.search_grid(arch, hw, 128, 131072, 16))
 
 
 def test_no_layout_divides_the_gpus():
     arch = preset("llama").architecture(32, 4096)
     hw = accelerator("h100")
     assert L.search(arch, hw, 6, 4096, 64, {"tp": 4}) is None
-    assert L.search_grid(arch, hw, 6, 4096, 64, {"tp": 4}) is None
+    assert G.search_grid(arch, hw, 6, 4096, 64, {"tp": 4}) is None
 
 
 def test_scalars_round_like_numpy():
@@ -92,7 +93,7 @@ def test_shapes_of_one_width_share_layer_costs_without_changing_answers():
     for family, width in (("llama", 2048), ("mixtral", 2048)):
         for depth in (8, 24, 9, 40, 16):
             arch = preset(family).architecture(depth, width)
-            _same(L.search(arch, hw, 16, 4096, 256), L.search_grid(arch, hw, 16, 4096, 256))
+            _same(L.search(arch, hw, 16, 4096, 256), G.search_grid(arch, hw, 16, 4096, 256))
 
 
 @pytest.mark.parametrize("family,depth,width", SHAPES[:5])
@@ -101,7 +102,7 @@ def test_search_without_counting_gives_the_same_layout(family, depth, width):
     brute force's, with the count null."""
     arch = preset(family).architecture(depth, width)
     hw = accelerator("h100")
-    fast, slow = L.search(arch, hw, 64, 4096, 256, count=False), L.search_grid(arch, hw, 64, 4096, 256)
+    fast, slow = L.search(arch, hw, 64, 4096, 256, count=False), G.search_grid(arch, hw, 64, 4096, 256)
     assert fast[4] is None
     _same(fast[:4] + (slow[4],), slow)
 
@@ -175,5 +176,5 @@ def test_fits_is_the_brute_force_searchs_fits(family, depth, width):
     for (gpu, gpus), fixed in zip((("h100", 1), ("a100-40gb", 8), ("h100", 64), ("h100", 8)),
                                   ({}, {"zero": 0}, {"recompute": "none"}, {"tp": 2})):
         hw = accelerator(gpu)
-        found = L.search_grid(arch, hw, gpus, 4096, 256, dict(fixed))
+        found = G.search_grid(arch, hw, gpus, 4096, 256, dict(fixed))
         assert L.fits(arch, hw, gpus, 4096, 256, dict(fixed)) == (None if found is None else found[0]["fits"]), (gpu, gpus, fixed)

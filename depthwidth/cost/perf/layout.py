@@ -11,7 +11,7 @@ bytes. The answer is the fitting layout of least step time (ties: ZeRO 0-2 befor
 stage, whose parameter gathers an overlapped step hides; then least memory, then the first in the
 order above); when none fits, the least memory one.
 
-Two searches give that same answer: ``search_grid`` evaluates every layout at once as NumPy arrays
+Two searches give that same answer: ``perf.grid.search_grid`` evaluates every layout at once as NumPy arrays
 (``perf.step.training_rates``), the reference; ``search`` (what the tool runs) evaluates the same formulas on
 plain numbers and skips, exactly, the layouts that cannot win (docstring of ``search``), so one shape's
 search needs no NumPy and a few hundred microseconds (cold start; tests/test_layout_search.py checks the
@@ -106,22 +106,6 @@ def zero_stages(fixed: dict) -> list[int]:
     return [fixed["zero"]] if fixed.get("zero") is not None else [0, 1, 2, 3]
 
 
-def candidates(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict) -> dict:
-    """Every layout to try, as equal-length NumPy arrays keyed by Layout field (before the memory check)."""
-    import numpy as np
-
-    rows = combinations(arch, hw, gpus, context, global_batch, fixed)
-    if not rows:
-        return {}
-    grid = np.array(rows, dtype=np.float64)
-    rcs, zeros = recomputations(fixed), zero_stages(fixed)
-    n, k, z = len(grid), len(rcs), len(zeros)
-    grid = np.repeat(grid, k * z, axis=0)
-    rc = np.tile(np.repeat(np.array(rcs, dtype=np.float64), z), n)
-    zero = np.tile(np.array(zeros, dtype=np.float64), n * k)
-    return {**{name: grid[:, i] for i, name in enumerate(FIELDS)}, "recompute": rc, "zero": zero}
-
-
 def state_bytes(arch, tp, pp, dp, zero, nonembedding=None):
     """Weights, gradients and optimizer states per GPU (bytes): the most loaded stage's parameters
     (``run.stage_params``' rule) over tp, each part divided by dp from its ZeRO stage on;
@@ -174,8 +158,10 @@ def memory_per_gpu(arch, lay: dict, context: int, sequence_parallel: bool = True
                                sequence_parallel, flash))
 
 
-def _answer(arch, hw, chosen: dict, fits: bool, memory: float, tried: int, fitting: int, context: int,
+def answer(arch, hw, chosen: dict, fits: bool, memory: float, tried: int, fitting: int, context: int,
             global_batch: int, gpus: int, base: Layout, forward: tuple | None = None, counts: tuple | None = None) -> tuple:
+    """A search's answer (``search``'s docstring) for the ``chosen`` layout, timed again as one layout
+    (``training_rates``): this search's and the brute force's (``perf.grid``) alike."""
     from dataclasses import replace
 
     layout = replace(base, **{k: chosen[k] for k in (*FIELDS, "recompute", "zero")})
@@ -184,27 +170,6 @@ def _answer(arch, hw, chosen: dict, fits: bool, memory: float, tried: int, fitti
     chosen["recompute"] = "op" if base.recompute_op and chosen["recompute"] == 1 else RECOMPUTE_NAMES[chosen["recompute"]]
     chosen["fits"] = fits
     return chosen, rates, float(memory), tried, fitting
-
-
-def search_grid(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | None = None,
-                attention: str | None = None, overlap: bool = True, memory_limit: float | None = None, **options):
-    """``search`` by brute force: every layout evaluated at once as NumPy arrays (the reference)."""
-    import numpy as np
-
-    fixed = fixed or {}
-    lay = candidates(arch, hw, gpus, context, global_batch, fixed)
-    if not lay:
-        return None
-    layout = Layout(**lay, attention=attention, overlap=overlap, **options)
-    memory = memory_per_gpu(arch, lay, context, options.get("sequence_parallel", True), attention_kernel(arch, layout) == "flash")
-    step = np.asarray(training_rates(arch, hw, layout, context, global_batch, gpus)["step_seconds"], dtype=np.float64)
-    fits = memory <= (hw.hbm_bytes if memory_limit is None else memory_limit)
-    # ties: ZeRO 0-2 before ZeRO 3 (the simpler stage), then the least memory
-    order = (np.lexsort((memory, lay["zero"] >= 3, np.where(fits, step, np.inf))) if fits.any()
-             else np.argsort(memory, kind="stable"))
-    i = int(order[0])
-    return _answer(arch, hw, {k: v[i] for k, v in lay.items()}, bool(fits[i]), memory[i], int(step.size),
-                   int(fits.sum()), context, global_batch, gpus, Layout(attention=attention, overlap=overlap, **options))
 
 
 def _floor(arch, hw, tp, cp, mb, context, forward, base, gemm=None) -> tuple:
@@ -265,7 +230,7 @@ def search(arch, hw, gpus: int, context: int, global_batch: int, fixed: dict | N
     other Layout fields (sequence_parallel, dropout); ``memory_limit``: bytes per GPU (default the HBM;
     infinity: every layout fits, as a published run did).
 
-    The same answer as ``search_grid`` on plain numbers, without evaluating every layout:
+    The same answer as ``perf.grid.search_grid`` on plain numbers, without evaluating every layout:
     - each (tp, cp, pp, dp, interleave, micro-batch) has a lower bound on its step: the pipeline's
       compute at three passes per micro-batch with tensor parallelism's four all-reduces, + the
       optimizer step at its least; they are visited in the order of a looser bound that needs no
@@ -325,9 +290,9 @@ def _search(arch, hw, gpus, context, global_batch, fixed, attention, overlap, me
         fitting, least = _fitting(tables, rows, limit)
     if best is None:
         memory_bytes, row = least
-        return _answer(arch, hw, dict(zip((*FIELDS, "recompute", "zero"), row)), False, memory_bytes, tried, fitting,
+        return answer(arch, hw, dict(zip((*FIELDS, "recompute", "zero"), row)), False, memory_bytes, tried, fitting,
                        context, global_batch, gpus, base)
-    return _answer(arch, hw, dict(zip((*FIELDS, "recompute", "zero"), row)), True, best[2], tried, fitting,
+    return answer(arch, hw, dict(zip((*FIELDS, "recompute", "zero"), row)), True, best[2], tried, fitting,
                    context, global_batch, gpus, base, tables.forwards[row[0], row[1], row[5]], counts)
 
 
