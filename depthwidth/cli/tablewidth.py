@@ -17,6 +17,8 @@ def with_wide(command):
 
     @functools.wraps(command)
     def wrapper(*args, wide: bool = False, **kwargs):
+        if not wide:  # tables fit the terminal by default: nothing to switch (and a JSON run never loads the fitting)
+            return command(*args, **kwargs)
         from ..output.fitting import WIDE
 
         WIDE["on"] = wide
