@@ -141,10 +141,11 @@ class Quadratic:
             if a2 <= 0:  # no d² term
                 return -c / a1 if a1 > 0 else math.inf
             return (-a1 + math.sqrt(a1 * a1 - 4 * a2 * c)) / (2 * a2)
-        xp = lib(a2, c)
-        with xp.errstate(all="ignore"):
-            root = (-a1 + xp.sqrt(a1 * a1 - 4 * a2 * c)) / (2 * a2)  # a2 > 0, c < 0: the positive root
-            return root if xp is Scalars else xp.where(a2 <= 0, xp.where(a1 > 0, -c / a1, math.inf), root)
+        import numpy as np  # arrays (or NumPy scalars): a plain number took the branch above
+
+        with np.errstate(all="ignore"):
+            root = (-a1 + np.sqrt(a1 * a1 - 4 * a2 * c)) / (2 * a2)  # a2 > 0, c < 0: the positive root
+            return np.where(a2 <= 0, np.where(a1 > 0, -c / a1, math.inf), root)
 
 
 @lru_cache(maxsize=64)
