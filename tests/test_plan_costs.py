@@ -126,7 +126,7 @@ def test_help_states_every_default():
     text = " ".join(run(["plan", "--help"]).stdout.split())
     text = re.sub(r"[│╭╮╰╯─]", " ", text)
     text = " ".join(text.split())
-    for phrase in ("h100 (default)", "Default 1.", "as before 0.4", "default: searched", "Default 2048", "consensus (default",
+    for phrase in ("h100 (default)", "Default 1.", "Default: the performance model.", "default: searched", "Default 2048", "consensus (default",
                    "balanced (wall-clock time to that loss; default)", "Default: none"):
         assert phrase in text, phrase
 

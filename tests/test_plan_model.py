@@ -58,9 +58,11 @@ def test_candidates_days_are_the_models_not_a_flat_mfu():
 
 def test_mfu_overrides_the_model():
     record = plan_json("--params", "1e9", "--tokens", "2e10", "--gpus", "64", "--mfu", "0.4")
-    assert record["setup"]["mfu"] == 0.4 and record["recommended"]["run"]["mfu"] is None
+    assert record["setup"]["mfu"] == 0.4 and record["recommended"]["run"]["mfu"] == 0.4
     for c in record["candidates"]:
-        assert c["run"]["mfu"] is None and c["run"]["layout"]["dp"] == 64  # the layout given (--mfu: none searched)
+        assert c["run"]["mfu"] == 0.4 and c["run"]["layout"]["dp"] == 64  # the layout given (--mfu: none searched)
+        # the step and the throughput follow from the utilization (tests/test_flat_mfu.py: every command alike)
+        assert c["run"]["tokens_per_second"] == pytest.approx(0.4 * H100_BF16 * 64 / c["run"]["train_flops_per_token"], rel=1e-12)
         assert c["run"]["train_days"] == pytest.approx(c["run"]["train_flops"] / (0.4 * H100_BF16 * 64) / 86400, rel=1e-12)
 
 

@@ -48,18 +48,18 @@ class Costing:
 
                 cache[key] = modeled_costs(arch, self.ranking, self.fixed, serve=False)  # decode: model_fields
             else:
-                from ..cost.run import run_costs
+                from ..cost.perf.predict import flat_costs
 
-                cache[key] = (run_costs(arch, self.ranking), {})
+                cache[key] = flat_costs(arch, self.ranking)
         return cache[key]
 
     def costs(self, arch):
         """The RunCosts of ``arch`` under the ranking spec: its best layout's, timed by the performance model,
-        or run_costs at the flat --mfu (memoized per shape)."""
+        or the layout given at the flat --mfu (``predict.flat_costs``; memoized per shape)."""
         return self._costed(arch)[0]
 
     def model_fields(self, arch) -> dict:
-        """The performance model's fields of ``arch`` (``modeled.MODEL_FIELDS``; empty with --mfu): the
+        """The performance model's fields of ``arch`` (``modeled.MODEL_FIELDS``; with --mfu the flat ones): the
         decode latency is timed here, for the shapes a plan prints, not for every shape it ranks."""
         fields = dict(self._costed(arch)[1])
         if self.model:

@@ -96,8 +96,10 @@ SearchZero = Annotated[Optional[int], typer.Option("--zero", help="ZeRO stage 0-
 SearchRecompute = Annotated[Optional[str], typer.Option("--recompute", help="Activation recomputation: none, selective, full or "
                                                                             "op (torchtitan's op-level selective: every second matrix "
                                                                             "multiply recomputed) (default: searched).")]
-MfuOverride = Annotated[Optional[str], typer.Option("--mfu", help="Override the performance model: time every shape from this model "
-                                                                  f"FLOPs utilization ({MFU_RANGE}), as before 0.4.")]
+MfuOverride = Annotated[Optional[str], typer.Option("--mfu", help="Override the performance model: time every shape at this model "
+                                                                  f"FLOPs utilization ({MFU_RANGE}) in the layout given (--tp, --pp, "
+                                                                  "--zero, --recompute, --micro-batch; none searched). Default: the "
+                                                                  "performance model.")]
 Batch = Annotated[int, typer.Option("--batch", help="Sequences served at once, for inference memory (KV cache x batch). Default 1.",
                                     min=1, max=1 << 24)]
 Prefer = Annotated[str, typer.Option("--prefer", help="What the consensus pick inside the depth band minimizes, on the way to the best "

@@ -99,6 +99,9 @@ def train_run(train, batch: int = 1):
     attention = _choice(train.attention, "--attention", ("flash", "unfused"))
     rate = None if train.mfu is None else mfu_rate(train.mfu)
     profile = _profile(train.profile, train.gpu, rate)
+    if rate is not None and train.cp not in (None, 1):
+        raise InputError("--cp", train.cp, "--mfu times the layout given without context parallelism (its flat cost counts "
+                         "none); drop --cp, or --mfu to let the performance model time it")
     spec = run_spec(one_token_count(train.tokens), train.gpu, train.gpus, train.tp or 1, train.pp or 1,
                     1 if train.zero is None else train.zero, recompute or "selective", rate or 0.4, train.context, batch,
                     micro_batch=train.micro_batch, global_batch=train.global_batch, attention=attention, **profile)
@@ -188,14 +191,14 @@ def costed(record, arch, spec, fixed: tuple = (), rate=None, loss: dict | None =
 
     if arch is None:
         return with_costs(record, empty_cost_fields())
-    if rate is not None:
-        from ..cost.run import run_costs
+    from ..cost.perf.modeled import decode_seconds, modeled_costs
+    from ..cost.perf.predict import flat_costs
 
-        return with_costs(record, {**cost_fields(run_costs(arch, spec), spec.tokens is not None), **dict.fromkeys(TIME_FIELDS),
-                                   **(loss or {})}, spec)
-    from ..cost.perf.modeled import modeled_costs
-
-    costs, extra = modeled_costs(arch, spec, fixed, serve=True)  # the decode time too: compare's screen prints it
+    if rate is not None:  # the layout given, at the flat --mfu (as cost times it); the decode time too
+        costs, extra = flat_costs(arch, spec)
+        extra["decode_seconds_per_token"] = decode_seconds(arch, spec, fixed)
+    else:
+        costs, extra = modeled_costs(arch, spec, fixed, serve=True)  # the decode time too: compare's screen prints it
     fields = cost_fields(costs, spec.tokens is not None)
     if spec.gpus is None:  # searched on one node; without --gpus no wall-clock days (as sweep)
         fields["train_days"] = None

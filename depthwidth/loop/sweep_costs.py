@@ -40,20 +40,22 @@ def costed(rows: SweepRows, specs, fixed: tuple | None = ()) -> SweepRows:
         parts = nested(_flat_costs(arch, spec, fixed), spec)
         values = {f.name: getattr(row, f.name) for f in fields(SweepRow)}
         out.append(CostedSweepRow(**values, run=parts["run"], serve=parts["serve"]))
-    return SweepRows(out, rows.skipped, rows.architectures, rows.layout)
+    return SweepRows(out, rows.skipped, rows.architectures, rows.layout, specs[0].mfu if fixed is None and specs else None)
 
 
 def _flat_costs(arch, spec, fixed: tuple | None) -> dict:
-    """The flat cost fields of one row (``cost.run.record`` and the model's MODEL_FIELDS): at the flat MFU
-    (``fixed`` None), else in the best layout on the GPUs (one node without --gpus: then no wall-clock days)."""
+    """The flat cost fields of one row (``cost.run.record`` and the model's MODEL_FIELDS): at the flat MFU in
+    the layout given (``fixed`` None: ``predict.flat_costs``), else in the best layout on the GPUs (one node without --gpus: then no wall-clock days)."""
     from dataclasses import replace
 
-    from ..cost.run import record, run_costs
+    from ..cost.perf.modeled import modeled_costs
+    from ..cost.perf.predict import flat_costs
+    from ..cost.run import record
 
     if fixed is None:
-        return {**record(run_costs(arch, spec)), **dict.fromkeys(MODEL_FIELDS), "calibrated_on": None}
+        costs, extra = flat_costs(arch, spec)
+        return {**record(costs), **dict.fromkeys(MODEL_FIELDS), **extra, "calibrated_on": None}
     from ..arch.hardware import node_gpus
-    from ..cost.perf.modeled import modeled_costs
 
     costs, extra = modeled_costs(arch, spec if spec.gpus else replace(spec, gpus=node_gpus(spec.gpu, spec.tp * spec.pp)), fixed)
     cost = {**record(costs), **extra, "calibrated_on": spec.calibrated_on}

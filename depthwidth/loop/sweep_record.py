@@ -46,10 +46,12 @@ class SweepRow:
 class SweepRows(list):
     """The rows of a sweep (a list of SweepRow), with ``skipped``: one line per requested depth that
     has no row, or per shortfall of the default list (for stderr), and ``architectures``: the block
-    of each row, in row order (what an export writes); ``layout``: the attention layout held fixed."""
+    of each row, in row order (what an export writes); ``layout``: the attention layout held fixed;
+    ``mfu``: the flat --mfu the rows' runs are timed at (None: the performance model, or not costed)."""
 
-    def __init__(self, rows=(), skipped=(), architectures=(), layout: str = ""):
+    def __init__(self, rows=(), skipped=(), architectures=(), layout: str = "", mfu: float | None = None):
         super().__init__(rows)
         self.skipped = tuple(skipped)
         self.architectures = tuple(architectures)
         self.layout = layout
+        self.mfu = mfu

@@ -10,6 +10,8 @@ from .formats import fmt_count, fmt_width
 MODEL_ERROR = ("times from the performance model, each shape in its best layout (as `cost` and `plan`; median error "
                "4.3% on 60 published runs, docs/performance.md); loss vs the best shape of the size from the loss "
                "model (docs/loss.md)")
+FLAT_TIMES = ("times at the --mfu given, in the layout given (--tp, --pp, --zero, --recompute, --micro-batch; none searched), "
+              "as every command times --mfu; loss vs the best shape of the size from the loss model (docs/loss.md)")
 
 
 def _shape(r) -> str:
@@ -160,9 +162,8 @@ def compare_explained(c, w, width: int) -> str:
     lines += compact.labelled("empirical", f"depth for the size by the Levine et al. fit: deep {c.deep_empirical_depth:.1f}, "
                               f"shallow {c.shallow_empirical_depth:.1f}; params ratio deep/shallow {c.params_ratio:.4g}",
                               width, 11)
-    extra = [BOUND_WORDS, MODEL_ERROR, *w.loss_notes,
-             "the JSON's cost fields are run_costs at the flat --mfu and the layout given (--tp, --pp, --zero, --recompute); "
-             "this screen's are the performance model's"]
+    times = MODEL_ERROR if w.modeled else FLAT_TIMES
+    extra = [BOUND_WORDS, times, *w.loss_notes]
     return compact.text([*lines, "", *compact.notes([*c.notes, *extra], width)])
 
 

@@ -84,7 +84,8 @@ def cost_tables(records):
     title = (f"cost on {first.get('gpus', '?')} x {first.get('gpu', '?')}, context {first.get('context', 0):,}, batch "
              f"{first.get('global_batch', 0):,} = dp x micro-batch x accumulation" if records else "cost")
     lines = compact.table(title, _columns(records), width, under=[_layout(r) for r in records])
-    notes = [n for r in records for n in r["notes"]] + [MODEL_ERROR_NOTE]
+    modeled = any(_at(r, "run.layouts_searched") is not None for r in records)  # --mfu: the layout given, none searched
+    notes = [n for r in records for n in r["notes"]] + ([MODEL_ERROR_NOTE] if modeled else [])
     if not any(_at(r, "run.train_days") is not None for r in records):
         notes.append("no --tokens: no days or GPU-hours (a training length gives them)")
     yield compact.text(lines + compact.notes(notes, width))

@@ -171,8 +171,12 @@ def answer_lines(plan, width: int) -> list[str]:
     elif run.train_gpu_hours is not None:
         known.append(f"{_hours(run.train_gpu_hours)} GPU-hours")
     known.append(f"{_gb(run.memory_per_gpu_bytes)} GB/GPU" + ("" if run.fits else " (does NOT fit)"))
-    mfu = f", MFU {plan.setup.mfu:g}" if run.mfu is None and plan.setup.mfu is not None else ""
-    rate = "" if run.mfu is None or plan.setup.mfu is not None else f", MFU {run.mfu:.2f} (performance model)"
+    mfu = rate = ""
+    if plan.setup.mfu is not None:  # the flat --mfu; an uneven pipeline achieves less (cost.perf.predict.flat_costs)
+        mfu = f", MFU {plan.setup.mfu:g}" + ("" if run.mfu is None or abs(run.mfu - plan.setup.mfu) < 5e-4 * plan.setup.mfu
+                                               else f" ({run.mfu:.2f} with the uneven pipeline)")
+    elif run.mfu is not None:
+        rate = f", MFU {run.mfu:.2f} (performance model)"
     line = (", ".join(known) + f" on {gpus_text(plan)}" + (f", layout {layout_text(run.layout)}" if run.layout else "") + mfu + rate
             + f", {tokens_text(plan)}")
     lo, hi = plan.band.low, plan.band.high

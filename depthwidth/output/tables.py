@@ -122,7 +122,7 @@ def _cost_text(run, serve=None) -> str:
     text = (f"train FLOPs {flops}; time {fmt_days(run.train_days, run.train_gpu_hours)}; memory/GPU "
             f"{fmt_bytes(run.memory_per_gpu_bytes)} (fits: {'yes' if run.fits else 'NO'}); "
             f"KV cache/sequence {fmt_bytes(kv)}")
-    if run.step_seconds is not None:  # timed by the performance model: its step in its layout
+    if run.step_seconds is not None:  # timed: the performance model's step in its layout, or the flat --mfu's in the given
         from .screen import layout_text
 
         text += f"; step {run.step_seconds:.3g} s at MFU {run.mfu:.0%} in {layout_text(run.layout)}"
@@ -167,9 +167,10 @@ def sweep_tables(rows):
              + (["vs budget: ' !' marks a row outside the budget's tolerance"] if any(not r.within_tolerance for r in rows) else [])
              + (["GB/GPU: 'NO' marks a run that does not fit in the GPU's memory"] if costs and any(not r.run.fits for r in rows) else [])
              + ([("costs: each row in its best layout on --gpus (one node without) of --gpu, timed by the performance "
-                  "model (docs/performance.md; JSON: run.mfu, run.tokens_per_second, run.layout)") if any(r.run.mfu for r in rows)
-                 else "costs: at the flat --mfu given, with the --tokens, --gpu, --gpus, --tp, --pp, --zero, --recompute and "
-                 "--context given (days need --gpus; docs/costs.md)"] if costs else [])
+                  "model (docs/performance.md; JSON: run.mfu, run.tokens_per_second, run.layout)") if getattr(rows, "mfu", None) is None
+                 else "costs: at the flat --mfu given, in the layout given (--tp, --pp, --zero, --recompute, --micro-batch; "
+                 "none searched), with the --tokens, --gpu, --gpus and --context given (days and step times need --gpus; "
+                 "docs/costs.md)"] if costs else [])
              + ["train each row, fill in the loss column (CSV or JSON), then: depthwidth fit RESULTS --save rule.json"])
     yield compact.text(compact.table(title, columns, width) + compact.notes(notes, width))
 

@@ -120,7 +120,6 @@ def smallest_cluster(arch: blocks.Architecture, cluster: Cluster) -> tuple[int, 
 def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
     """The cost record of ``arch`` on ``cluster`` (see docs/performance.md for every field)."""
     from ..loss import shape_loss_fields
-    from ..run import train_flops_per_token
 
     hw, gpus, fixed, batch = _setting(arch, cluster)
     nonembedding, embedding = blocks.params_nonembedding(arch), blocks.params_embedding(arch)
@@ -128,20 +127,19 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
     if cluster.global_batch is None:
         notes.append(f"global batch {batch:,} sequences of {cluster.context:,} tokens: GPT-3's batch for this size "
                      "(Brown et al. 2020, Table 2.1) rounded to a power of two; set --global-batch")
-    gpus, found, note = _cluster_search(arch, hw, gpus, cluster, batch, fixed)
-    notes += [note] if note else []
+    if cluster.mfu is not None:  # --mfu: the layout given, at that utilization (flat_costs)
+        found = _given(arch, hw, gpus, cluster, batch, fixed)
+        notes.append(f"--mfu {cluster.mfu}: time from that utilization in the layout given (none searched), not the "
+                     "performance model")
+    else:
+        gpus, found, note = _cluster_search(arch, hw, gpus, cluster, batch, fixed)
+        notes += [note] if note else []
     if found is None:
         raise InputError("--gpus", gpus, "no layout of the fixed degrees divides it: tp x cp x pp must divide the GPUs")
     layout, rates, memory, tried, fitting = found
     depth = arch.depth + arch.decoder_depth
     notes += _layout_notes(arch, hw, layout, rates, batch)
-    model_flops = train_flops_per_token(arch, cluster.context)
-    tokens_per_second, mfu = rates["tokens_per_second"], rates["mfu"]
-    if cluster.mfu is not None:  # --mfu overrides the model's time
-        tokens_per_second = cluster.mfu * hw.bf16_flops * gpus / model_flops
-        mfu = cluster.mfu
-        notes.append(f"--mfu {cluster.mfu}: time from that utilization, not the performance model")
-    step = batch * cluster.context / tokens_per_second
+    tokens_per_second, mfu, step = rates["tokens_per_second"], rates["mfu"], rates["step_seconds"]
     days = hours = None
     if cluster.tokens is not None:
         days, hours = _days_and_gpu_hours(cluster.tokens / tokens_per_second, gpus)
@@ -153,7 +151,7 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
                    "accumulation": int(rates["micro_batches"])},
         "interleave": layout["interleave"],
         "step_seconds": step, "tokens_per_second": tokens_per_second, "tokens_per_second_per_gpu": tokens_per_second / gpus,
-        "mfu": mfu, "hfu": rates["hfu"] * (mfu / rates["mfu"]), "bubble_fraction": rates["bubble_seconds"] / rates["step_seconds"],
+        "mfu": mfu, "hfu": rates["hfu"], "bubble_fraction": rates["bubble_seconds"] / rates["step_seconds"],
         "train_memory_per_gpu_bytes": int(memory), "layouts_searched": tried, "layouts_fitting": fitting,
         "calibrated_on": cluster.calibrated_on if cluster.mfu is None else None,
         "tokens": cluster.tokens, "train_days": days, "train_gpu_hours": hours, "billed_ratio": BILLED_RATIO,
@@ -167,6 +165,57 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
         notes += _serve(arch, hw, cluster, fixed, record)
     record["notes"] = notes + overflowed(record)
     return record
+
+
+def flat_costs(arch, spec) -> tuple:
+    """(``run.RunCosts`` of ``arch`` in the layout ``spec`` gives, timed at its flat ``mfu``; the MODEL_FIELDS
+    dict without the decode latency): what ``--mfu`` means in every command (cost, plan, sweep, compare,
+    inspect). No layout is searched: the fields not given keep the run options' defaults (tp 1, pp 1,
+    ZeRO 1, selective recomputation, micro-batch 1; ``run.RunSpec``). The time is ``run_costs``' (the
+    model FLOPs at that utilization, times the pipeline's imbalance p·ceil(L/p)/L); the step and the
+    throughput follow from it, and ``mfu`` is the utilization the run achieves, the given one over that
+    imbalance. Without GPUs (no data-parallel degree) no rate, no step and no accumulation."""
+    from ..run import imbalance, run_costs
+    from .layout import default_global_batch
+
+    costs = run_costs(arch, spec)
+    mfu = spec.mfu / imbalance(arch.depth + arch.decoder_depth, spec.pp)
+    rate = step = accumulation = None
+    if spec.gpus is not None:
+        batch = spec.global_batch or default_global_batch(blocks.params_nonembedding(arch), spec.context)
+        rate = mfu * spec.peak_flops * spec.gpus / costs.train_flops_per_token
+        step = batch * spec.context / rate
+        accumulation = -(-batch // (spec.dp * spec.micro_batch))
+    layout = dict(tp=spec.tp, pp=spec.pp, dp=spec.dp, cp=1, micro_batch=spec.micro_batch, recompute=spec.recompute,
+                  zero=spec.zero, accumulation=accumulation)
+    return costs, {"mfu": mfu, "tokens_per_second": rate, "step_seconds": step, "layout": layout}
+
+
+def _given(arch: blocks.Architecture, hw, gpus: int, cluster: Cluster, batch: int, fixed: dict) -> tuple:
+    """--mfu: ``_cluster_search``'s answer for the layout given (the fields not given at the run options'
+    defaults), timed at the flat utilization (``flat_costs``, as plan, sweep, compare and inspect
+    time it): (layout, rates, memory, None, None), no layout searched or counted. The hardware FLOPs
+    (recomputation's extra forward) are the performance model's count for that layout."""
+    from ..run import RunSpec
+    from .step import RECOMPUTE_CODE, Layout, training_rates
+
+    spec = RunSpec(tokens=cluster.tokens, gpu=hw.name, gpus=gpus, tp=fixed.get("tp", 1), pp=fixed.get("pp", 1),
+                   zero=fixed.get("zero", 1), recompute=fixed.get("recompute", "selective"), mfu=cluster.mfu,
+                   context=cluster.context, micro_batch=fixed.get("micro_batch", 1), global_batch=batch,
+                   attention=cluster.attention)
+    costs, flat = flat_costs(arch, spec)
+    lay = flat["layout"]
+    counted = training_rates(arch, hw, Layout(tp=lay["tp"], pp=lay["pp"], dp=lay["dp"], micro_batch=lay["micro_batch"],
+                                              recompute=RECOMPUTE_CODE[lay["recompute"]], zero=lay["zero"],
+                                              attention=cluster.attention, **cluster.options),
+                             cluster.context, batch, gpus)
+    micro, pp = lay["accumulation"], lay["pp"]
+    rates = {"tokens_per_second": flat["tokens_per_second"], "mfu": flat["mfu"], "step_seconds": flat["step_seconds"],
+             "hfu": flat["mfu"] * counted["hfu"] / counted["mfu"], "micro_batches": micro,
+             "bubble_seconds": flat["step_seconds"] * (pp - 1) / (micro + pp - 1)}  # 1F1B's idle share (Narayanan et al. 2021)
+    layout = {k: lay[k] for k in ("tp", "pp", "dp", "cp", "micro_batch", "recompute", "zero")}
+    layout.update(interleave=1, fits=costs.fits_on_gpu)
+    return layout, rates, costs.train_memory_per_gpu_bytes, None, None
 
 
 def _layout_notes(arch: blocks.Architecture, hw, layout: dict, rates: dict, batch: int) -> list[str]:
