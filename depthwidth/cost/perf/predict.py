@@ -139,7 +139,8 @@ def predict(arch: blocks.Architecture, cluster: Cluster) -> dict:
     layout, rates, memory, tried, fitting = found
     depth = arch.depth + arch.decoder_depth
     notes += _layout_notes(arch, hw, layout, rates, batch)
-    tokens_per_second, mfu, step = rates["tokens_per_second"], rates["mfu"], rates["step_seconds"]
+    tokens_per_second, mfu = rates["tokens_per_second"], rates["mfu"]
+    step = batch * cluster.context / tokens_per_second
     days = hours = None
     if cluster.tokens is not None:
         days, hours = _days_and_gpu_hours(cluster.tokens / tokens_per_second, gpus)
