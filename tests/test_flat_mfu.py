@@ -126,3 +126,17 @@ def test_the_plan_screen_says_the_flat_utilization_and_what_an_uneven_pipeline_l
 def test_context_parallelism_with_a_flat_utilization_is_refused(command):
     """The flat cost counts no context parallelism: --cp with --mfu would be a silently different run."""
     assert_bad_input(run([*command, "--gpus", "16", "--cp", "2", "--mfu", "0.4"]), "--cp")
+
+
+@pytest.mark.parametrize("flat", [["--mfu", "0.4"], []], ids=["--mfu", "model"])
+def test_the_global_batch_is_the_one_timed_when_the_layout_does_not_divide_it(flat):
+    """24 GPUs and a batch of 100 sequences: with --mfu the layout given (dp 24) runs 5 micro-batches, the last partly
+    filled; compare's record says 100 (it said dp x micro-batch x accumulation = 120), as cost does; likewise the
+    default batch, 512, on 24 GPUs (it said 528)."""
+    for batch in (["--global-batch", "100"], []):
+        options = ["--gpus", "24", "--tokens", "1e10", *flat, *batch]
+        [cost] = parse_json(run(["cost", "24x2048", *options, "--format", "json"]))
+        deep = parse_json(run(["compare", "--deep", "24x2048", "--shallow", "12x2896x32", *options, "--format", "json"]))["deep"]
+        assert deep["run"]["global_batch"] == cost["run"]["global_batch"] == (100 if batch else 512)
+        rows = parse_json(run(["sweep", "--params", str(12 * 24 * 2048 ** 2), "--depths", "24", *options, "--format", "json"]))
+        assert rows[0]["run"]["global_batch"] == cost["run"]["global_batch"]

@@ -202,5 +202,5 @@ def costed(record, arch, spec, fixed: tuple = (), rate=None, loss: dict | None =
     fields = cost_fields(costs, spec.tokens is not None)
     if spec.gpus is None:  # searched on one node; without --gpus no wall-clock days (as sweep)
         fields["train_days"] = None
-    timed = {name: extra.get(name) for name in TIME_FIELDS + ("decode_seconds_per_token",)}
+    timed = {name: extra.get(name) for name in TIME_FIELDS + ("decode_seconds_per_token", "global_batch")}
     return with_costs(record, {**fields, **timed, "calibrated_on": spec.calibrated_on, **(loss or {})}, spec)

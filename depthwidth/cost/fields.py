@@ -153,7 +153,9 @@ def nested(flat: dict, spec=None) -> dict:
         run.setdefault("context", spec.context)
         run["attention"] = spec.attention or ("flash" if flat.get("mfu") is not None else None)
     layout = run.get("layout")
-    if layout and layout.get("accumulation"):
+    if flat.get("global_batch"):  # the batch the run was timed at (a layout whose dp x micro-batch does not divide it
+        run["global_batch"] = flat["global_batch"]  # runs a last micro-batch partly filled: the product overstates it)
+    elif layout and layout.get("accumulation"):
         run["global_batch"] = layout["dp"] * layout["micro_batch"] * layout["accumulation"]
     elif spec is not None:
         run["global_batch"] = spec.global_batch

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-MODEL_FIELDS = ("mfu", "tokens_per_second", "step_seconds", "layout", "decode_seconds_per_token")
+MODEL_FIELDS = ("mfu", "tokens_per_second", "step_seconds", "layout", "decode_seconds_per_token", "global_batch")
 
 
 def cluster(spec, fixed: tuple = (), **options):
@@ -51,7 +51,7 @@ def modeled_costs(arch, spec, fixed: tuple = (), serve: bool = True) -> tuple:
                     activations_bytes_per_gpu=max(0, memory - states), train_memory_per_gpu_bytes=memory,
                     fits_on_gpu=memory <= spec.hardware.hbm_bytes)
     extra = {"mfu": record["mfu"], "tokens_per_second": record["tokens_per_second"], "step_seconds": record["step_seconds"],
-             "layout": dict(lay)}
+             "layout": dict(lay), "global_batch": record["global_batch"]}
     if serve:
         extra["decode_seconds_per_token"] = record["decode_seconds_per_token"]
     return costs, extra

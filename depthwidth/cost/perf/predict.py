@@ -182,14 +182,14 @@ def flat_costs(arch, spec) -> tuple:
     costs = run_costs(arch, spec)
     mfu = spec.mfu / imbalance(arch.depth + arch.decoder_depth, spec.pp)
     rate = step = accumulation = None
+    batch = spec.global_batch or default_global_batch(blocks.params_nonembedding(arch), spec.context)
     if spec.gpus is not None:
-        batch = spec.global_batch or default_global_batch(blocks.params_nonembedding(arch), spec.context)
         rate = mfu * spec.peak_flops * spec.gpus / costs.train_flops_per_token
         step = batch * spec.context / rate
         accumulation = -(-batch // (spec.dp * spec.micro_batch))
     layout = dict(tp=spec.tp, pp=spec.pp, dp=spec.dp, cp=1, micro_batch=spec.micro_batch, recompute=spec.recompute,
                   zero=spec.zero, accumulation=accumulation)
-    return costs, {"mfu": mfu, "tokens_per_second": rate, "step_seconds": step, "layout": layout}
+    return costs, {"mfu": mfu, "tokens_per_second": rate, "step_seconds": step, "layout": layout, "global_batch": batch}
 
 
 def _given(arch: blocks.Architecture, hw, gpus: int, cluster: Cluster, batch: int, fixed: dict) -> tuple:
