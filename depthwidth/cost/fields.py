@@ -129,18 +129,10 @@ class Serve:
     decode_seconds_per_token: float | None = None
 
 
-def spec_layout(spec) -> dict:
-    """The layout a ``run.RunSpec`` gives (no performance model: --mfu), in the model's layout keys."""
-    accumulation = None
-    if spec.global_batch and spec.dp:
-        accumulation = max(1, spec.global_batch // (spec.micro_batch * spec.dp))
-    return dict(tp=spec.tp, pp=spec.pp, dp=spec.dp, cp=1, micro_batch=spec.micro_batch, recompute=spec.recompute,
-                zero=spec.zero, accumulation=accumulation)
-
-
 def nested(flat: dict, spec=None) -> dict:
     """``run``, ``loss`` and ``serve`` records from the flat fields (old names, ``NESTED``) of one shape:
-    the layout is the model's, else ``spec``'s (a run.RunSpec; --mfu); ``loss`` is None without a penalty."""
+    the layout is the model's or the one given (--mfu: ``predict.flat_costs``), ``spec`` the run.RunSpec they were
+    costed under; ``loss`` is None without a penalty."""
     parts = {"run": {}, "loss": {}, "serve": {}}
     for old, path in NESTED.items():
         if old in flat:
@@ -148,8 +140,6 @@ def nested(flat: dict, spec=None) -> dict:
             parts[group][name] = flat[old]
     run = parts["run"]
     if spec is not None:
-        if run.get("layout") is None:
-            run["layout"] = spec_layout(spec)
         run.setdefault("context", spec.context)
         run["attention"] = spec.attention or ("flash" if flat.get("mfu") is not None else None)
     layout = run.get("layout")
