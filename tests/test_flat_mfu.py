@@ -140,3 +140,16 @@ def test_the_global_batch_is_the_one_timed_when_the_layout_does_not_divide_it(fl
         assert deep["run"]["global_batch"] == cost["run"]["global_batch"] == (100 if batch else 512)
         rows = parse_json(run(["sweep", "--params", str(12 * 24 * 2048 ** 2), "--depths", "24", *options, "--format", "json"]))
         assert rows[0]["run"]["global_batch"] == cost["run"]["global_batch"]
+
+
+def test_the_cost_table_gives_each_shape_its_own_batch():
+    """Two shapes of different sizes have different default batches (GPT-3's, Brown et al. 2020 Table 2.1: 0.5M tokens
+    for 85M parameters, 3.2M for 38.7B; in 2,048-token sequences 244 and 1,562, to the nearest power of two 256 and
+    2,048). The title said "batch 256 = dp x micro-batch x accumulation" over both; each layout line now says its own,
+    and a batch the layout does not divide says its last micro-batch is partly filled."""
+    screen = " ".join(run(["cost", "12x768", "48x8192", "--gpus", "64"], env={"COLUMNS": "200"}).stdout.split())
+    assert "batch 256 = dp" not in screen and ", batch 256" in screen and ", batch 2,048" in screen, screen
+    screen = " ".join(run(["cost", "24x2048", "--gpus", "24", "--global-batch", "100", "--mfu", "0.4"], env={"COLUMNS": "200"}).stdout.split())
+    assert "batch 100 (the last micro-batch partly filled)" in screen and "= dp x micro-batch" not in screen, screen
+    screen = " ".join(run(["cost", "24x2048", "--gpus", "8", "--global-batch", "512"], env={"COLUMNS": "200"}).stdout.split())
+    assert "batch 512 = dp x micro-batch x accumulation" in screen, screen

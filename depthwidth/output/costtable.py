@@ -43,11 +43,22 @@ def _name(r) -> str:
     return r["shape"] if len(r["shape"]) <= NAME_CELL else f"{r['depth']}x{r['width']}"
 
 
-def _layout(r) -> str:
+def _layout(r, batch: bool = False) -> str:
+    """The row's layout beneath it; with ``batch`` its global batch too (the title cannot give one for all rows)."""
     from .screen import layout_text
 
     named = "" if len(r["shape"]) <= NAME_CELL else f"{r['shape']}: "
-    return f"{named}layout {layout_text(r['run']['layout'])}"
+    run = r["run"]
+    text = f"{named}layout {layout_text(run['layout'])}"
+    if batch and run.get("global_batch"):
+        text += f", batch {run['global_batch']:,}" + ("" if _divides(r) else " (the last micro-batch partly filled)")
+    return text
+
+
+def _divides(r) -> bool:
+    """Whether the row's dp x micro-batch x accumulation is its global batch (else the last micro-batch is partly filled)."""
+    run, lay = r["run"], r["run"]["layout"]
+    return lay["dp"] * lay["micro_batch"] * (lay.get("accumulation") or 1) == run.get("global_batch")
 
 
 def _columns(records) -> list:
@@ -81,9 +92,12 @@ def cost_tables(records):
     width = screen_width()
     records = [plain(r) for r in records]
     first = records[0]["run"] if records else {}
-    title = (f"cost on {first.get('gpus', '?')} x {first.get('gpu', '?')}, context {first.get('context', 0):,}, batch "
-             f"{first.get('global_batch', 0):,} = dp x micro-batch x accumulation" if records else "cost")
-    lines = compact.table(title, _columns(records), width, under=[_layout(r) for r in records])
+    batches = {r["run"].get("global_batch") for r in records}
+    one = len(batches) == 1 and all(_divides(r) for r in records)  # one batch, exactly dp x micro-batch x accumulation
+    title = (f"cost on {first.get('gpus', '?')} x {first.get('gpu', '?')}, context {first.get('context', 0):,}"
+             + (f", batch {first.get('global_batch', 0):,} = dp x micro-batch x accumulation" if one else "")
+             if records else "cost")
+    lines = compact.table(title, _columns(records), width, under=[_layout(r, not one) for r in records])
     modeled = any(_at(r, "run.layouts_searched") is not None for r in records)  # --mfu: the layout given, none searched
     notes = [n for r in records for n in r["notes"]] + ([MODEL_ERROR_NOTE] if modeled else [])
     if not any(_at(r, "run.train_days") is not None for r in records):
