@@ -140,9 +140,9 @@ def grid_matrix(net: _Network, points, prime: int, output_coord: int = 0,
         proj[:, :, :half] = first[start:stop, None, :half]
         proj[:, :, half:] = first[None, :, half:]
         proj = proj.reshape(-1, n, 3, heads, d_a)
-        for layer in range(depth):
-            if layer:
-                proj = matmul_mod(x.reshape(-1, d), net.qkv[layer], prime).reshape(-1, n, 3, heads, d_a)
+        x = _layer(proj, net, 0, depth == 1, output_coord, prime)
+        for layer in range(1, depth):  # deeper layers project the previous layer's output
+            proj = matmul_mod(x.reshape(-1, d), net.qkv[layer], prime).reshape(-1, n, 3, heads, d_a)
             x = _layer(proj, net, layer, layer == depth - 1, output_coord, prime)
         grid[start:stop] = x.reshape(stop - start, m)
         if progress is not None:
