@@ -39,10 +39,7 @@ def imports_of(name: str, path: pathlib.Path, known: set[str]) -> set[str]:
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found = dynamic_imports(tree, name, package, known)
-    typing_only = {id(n) for block in ast.walk(tree) if _type_checking(block) for stmt in block.body for n in ast.walk(stmt)}
     for node in ast.walk(tree):
-        if id(node) in typing_only:  # `if TYPE_CHECKING:` imports run only under a type checker: no dependency
-            continue
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -56,15 +53,6 @@ def imports_of(name: str, path: pathlib.Path, known: set[str]) -> set[str]:
             found |= {f"{target}.{alias.name}" for alias in node.names}  # `from . import blocks` names a module
     ancestors = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 1)}  # always imported first
     return {f for f in found if f in known and f != name and f not in ancestors}
-
-
-def _type_checking(node: ast.AST) -> bool:
-    """Whether ``node`` is ``if TYPE_CHECKING:`` (or ``if typing.TYPE_CHECKING:``) without an else."""
-    if not isinstance(node, ast.If) or node.orelse:
-        return False
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
-        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
 def dynamic_imports(tree: ast.AST, name: str, package: str, known: set[str]) -> set[str]:

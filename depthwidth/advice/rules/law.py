@@ -1,19 +1,14 @@
 """What a fitted rule says, and whether to believe it: the law's optimum (depth, width) for a size,
 its plausibility across its own fitted range, and the depth the planner shows with its 95%
 interval (``fitted_depth``). The rule is a ``rules.file.FittedRule``, passed in (rulefile, which reads
-rule files, checks them with ``plausibility``, so this module imports it only for the type checker). No
-SciPy, no NumPy.
+rule files, checks them with ``plausibility``, so this module does not import it). No SciPy, no NumPy.
 """
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from ...core.errors import InputError
 from ...core.frozen import frozen
-
-if TYPE_CHECKING:  # never at run time: file.py imports this module
-    from .file import FittedRule
 
 DEPTH_LIMITS = (1.0, 1e4)  # a plausible optimal depth (depth_k = 1e30 recommended 5086 layers)
 WIDTH_LIMITS = (1.0, 1e7)  # a plausible optimal width (a = 100 gave width 3e43)
