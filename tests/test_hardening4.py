@@ -266,6 +266,11 @@ def test_plan_rules_and_brief_together_are_refused():
     (["plan", "-p", "1e9", "--brief", "--prefer", "train", "--format", "csv"], "--prefer train"),
     (["plan", "-p", "1e9", "--brief", "--tokens", "2e10", "--format", "csv"], "--tokens 2e10"),
     (["plan", "-p", "1e9", "--brief", "--gpus", "8", "--format", "csv"], "--gpus 8"),
+    # --brief costs no run: every run option given goes unused, and is named (they passed silently until 0.5.0)
+    (["plan", "-p", "1e9", "--brief", "--mfu", "0.4", "--format", "csv"], "--mfu 0.4"),
+    (["plan", "-p", "1e9", "--brief", "--gpu", "a100-80gb", "--pp", "2", "--format", "csv"], "--gpu a100-80gb, --pp 2"),
+    (["plan", "-p", "1e9", "--brief", "--micro-batch", "4", "--global-batch", "256", "--format", "csv"],
+     "--micro-batch 4, --global-batch 256"),
     (["plan", "-p", "1e9", "--rules", "--rule", "nanochat", "--format", "csv"], "--rule nanochat"),
     (["sweep", "-p", "1e9", "--depths", "8,12", "--count", "3", "--format", "csv"], "--count 3"),
 ])

@@ -48,7 +48,7 @@ def command(
     from ...output import emit
     from ..training import budgets_with_tokens
 
-    _check_modes(brief, rules, rule, rule_file, prefer, tokens if (params or flops) else None, layout.gpus)
+    _check_modes(brief, rules, rule, rule_file, prefer, tokens if (params or flops) else None, layout)
     fixed = _fixed(layout, tp)
     _check_days(days, params, flops, tokens, brief, rules)
     given = None if days is not None and not params else budgets_with_tokens(params, flops, tokens)
@@ -73,12 +73,12 @@ def command(
     emit(plans, format.value, field, lambda records: _tables(records, all_, explain))
 
 
-def _check_modes(brief: bool, rules: bool, rule: str, rule_file, prefer: str, tokens, gpus) -> None:
+def _check_modes(brief: bool, rules: bool, rule: str, rule_file, prefer: str, tokens, layout) -> None:
     """--rules and --brief exclude each other; a warning names what either leaves unused."""
     if rules and brief:
         raise InputError("options", "--rules --brief", "expected one of them: --rules shows every rule's shape, "
                                                        "--brief only the threshold rule's")
-    _ignored(brief, rules, rule, rule_file, prefer, tokens, gpus)
+    _ignored(brief, rules, rule, rule_file, prefer, tokens, layout)
 
 
 def _fixed(layout, tp: int) -> tuple:
@@ -210,8 +210,11 @@ def _asked(line, field) -> bool:
     return True
 
 
-def _ignored(brief: bool, rules: bool, rule: str, rule_file, prefer: str, tokens, gpus) -> None:
-    """One warning naming the options a mode leaves unused (they were dropped silently)."""
+def _ignored(brief: bool, rules: bool, rule: str, rule_file, prefer: str, tokens, layout) -> None:
+    """One warning naming the options a mode leaves unused (they were dropped silently): --brief costs no run, so
+    every run option given (``layout``: the cluster, the layout fields, --mfu, --profile) goes unused."""
+    from ...arch.hardware import DEFAULT_GPU
+
     unused = []
     if brief or rules:
         unused += [f"--rule {rule}"] if rule.strip().lower() != "consensus" else []
@@ -219,7 +222,10 @@ def _ignored(brief: bool, rules: bool, rule: str, rule_file, prefer: str, tokens
     if brief:
         unused += [f"--prefer {prefer}"] if prefer.strip().lower() != "balanced" else []
         unused += [f"--tokens {' '.join(tokens)}"] if tokens else []
-        unused += [f"--gpus {gpus}"] if gpus is not None else []
+        unused += [f"--gpu {layout.gpu}"] if layout.gpu.strip().lower() != DEFAULT_GPU else []
+        unused += [f"--{name.replace('_', '-')} {getattr(layout, name)}" for name in
+                   ("gpus", "pp", "zero", "recompute", "micro_batch", "global_batch", "attention", "mfu", "profile")
+                   if getattr(layout, name) is not None]
     if unused:
         mode = "--brief gives only the threshold rule's shape and counts" if brief else "--rules shows every rule's shape"
         warn(f"{mode}: {', '.join(unused)} {'is' if len(unused) == 1 else 'are'} ignored")
