@@ -272,6 +272,7 @@ def test_plan_rules_and_brief_together_are_refused():
     (["plan", "-p", "1e9", "--brief", "--micro-batch", "4", "--global-batch", "256", "--format", "csv"],
      "--micro-batch 4, --global-batch 256"),
     (["plan", "-p", "1e9", "--rules", "--rule", "nanochat", "--format", "csv"], "--rule nanochat"),
+    (["plan", "-p", "1e9", "--rules", "--gpus", "8", "--tokens", "2e10", "--format", "csv"], "--tokens 2e10, --gpus 8"),
     (["sweep", "-p", "1e9", "--depths", "8,12", "--count", "3", "--format", "csv"], "--count 3"),
 ])
 def test_an_ignored_option_is_named_in_one_warning(args, named):
@@ -279,6 +280,15 @@ def test_an_ignored_option_is_named_in_one_warning(args, named):
     assert out.code == 0
     said = [w for w in warnings_of(out) if named in w]
     assert len(said) == 1 and "ignored" in said[0], out.stderr
+
+
+def test_plan_rules_lists_a_rule_file_and_does_not_call_it_ignored(tmp_path):
+    """--rules shows every rule's shape, the --rule-file's among them: its warning said the file was ignored."""
+    saved = tmp_path / "rule.json"
+    assert run(["fit", "examples/results.csv", "--save", str(saved)]).code == 0
+    out = run(["plan", "-p", "1e9", "--rules", "--rule-file", str(saved), "--format", "json"])
+    assert out.code == 0 and not [w for w in warnings_of(out) if "ignored" in w], out.stderr
+    assert any(str(saved) in " ".join(row["notes"]) for row in json.loads(out.stdout)), out.stdout
 
 
 def test_compare_says_when_deep_is_the_shallower():

@@ -211,15 +211,15 @@ def _asked(line, field) -> bool:
 
 
 def _ignored(brief: bool, rules: bool, rule: str, rule_file, prefer: str, tokens, layout) -> None:
-    """One warning naming the options a mode leaves unused (they were dropped silently): --brief costs no run, so
-    every run option given (``layout``: the cluster, the layout fields, --mfu, --profile) goes unused."""
+    """One warning naming the options a mode leaves unused (they were dropped silently): neither --brief nor --rules
+    ranks or costs a run, so --prefer and every run option given (``layout``: the cluster, the layout fields, --mfu,
+    --profile) go unused; --rules lists a --rule-file's rule beside the others, --brief does not."""
     from ...arch.hardware import DEFAULT_GPU
 
     unused = []
     if brief or rules:
         unused += [f"--rule {rule}"] if rule.strip().lower() != "consensus" else []
-        unused += [f"--rule-file {rule_file}"] if rule_file else []
-    if brief:
+        unused += [f"--rule-file {rule_file}"] if rule_file and brief else []
         unused += [f"--prefer {prefer}"] if prefer.strip().lower() != "balanced" else []
         unused += [f"--tokens {' '.join(tokens)}"] if tokens else []
         unused += [f"--gpu {layout.gpu}"] if layout.gpu.strip().lower() != DEFAULT_GPU else []
