@@ -274,6 +274,7 @@ def test_plan_rules_and_brief_together_are_refused():
     (["plan", "-p", "1e9", "--rules", "--rule", "nanochat", "--format", "csv"], "--rule nanochat"),
     (["plan", "-p", "1e9", "--rules", "--gpus", "8", "--tokens", "2e10", "--format", "csv"], "--tokens 2e10, --gpus 8"),
     (["sweep", "-p", "1e9", "--depths", "8,12", "--count", "3", "--format", "csv"], "--count 3"),
+    (["sweep", "-p", "1e9", "--count", "2", "--gpus", "8", "--mfu", "0.4", "--format", "csv"], "--gpus 8, --mfu 0.4"),
 ])
 def test_an_ignored_option_is_named_in_one_warning(args, named):
     out = run(args)

@@ -121,6 +121,7 @@ def _rows(values, options, chosen, count_rows, attention: dict, run: tuple, trai
     pipeline_stages(layout.pp, [(f"row {r.depth}x{r.width} (give --depths from {layout.pp})", a)
                                 for r, a in zip(rows, rows.architectures)], uneven=False)
     if training is None:
+        _uncosted(layout)
         return rows
     from dataclasses import replace
 
@@ -128,6 +129,20 @@ def _rows(values, options, chosen, count_rows, attention: dict, run: tuple, trai
 
     per_budget = dict(zip(values, training if len(training) == len(values) else training * len(values)))  # one D, or one each
     return costed(rows, [replace(spec, tokens=per_budget[r.budget]) for r in rows], None if layout.mfu is not None else fixed)
+
+
+def _uncosted(layout) -> None:
+    """Without a training length no row is costed: one warning naming the run options given, which then go unused
+    (--pp still refuses rows shallower than its stages, so it is not among them)."""
+    from ...arch.hardware import DEFAULT_GPU
+
+    unused = [f"--gpu {layout.gpu}"] if layout.gpu.strip().lower() != DEFAULT_GPU else []
+    unused += [f"--{name.replace('_', '-')} {getattr(layout, name)}" for name in
+               ("gpus", "zero", "recompute", "micro_batch", "global_batch", "attention", "mfu", "profile")
+               if getattr(layout, name) is not None]
+    if unused:
+        warn(f"no --tokens: the rows are not costed (--tokens D with a budget costs each row's run), so {', '.join(unused)} "
+             f"{'is' if len(unused) == 1 else 'are'} ignored")
 
 
 def _export(rows, fmt: str, out, force: bool, format: str, field, context: int, tp: int):
