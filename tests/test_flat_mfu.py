@@ -3,7 +3,7 @@
 timed at that flat model-FLOPs utilization, the pipeline's most loaded stage setting the pace; the step time and the
 throughput follow from it, and `run.mfu` is the utilization the run achieves.
 
-Until 0.5.0 `cost --mfu` searched a layout (memory and layout of another run than compare's, plan's and sweep's) and
+Before the 0.5.0 sixth session `cost --mfu` searched a layout (memory and layout of another run than compare's, plan's and sweep's) and
 left the uneven pipeline out of its days, while `compare`'s screen printed the searched layout under a footnote
 saying "in the layout given". The expected values here are the flat formula written out: the vanilla block's
 training FLOPs per token 72·L·d² + 12·L·T·d (Megatron-LM's count without a vocabulary: 6 x the 12·L·d² weights,
