@@ -146,6 +146,20 @@ def searched_run(layout, tp, context, batch):
                     global_batch=layout.global_batch, attention=attention, **profile)
 
 
+RUN_OPTIONS = ("gpus", "pp", "zero", "recompute", "micro_batch", "global_batch", "attention", "mfu", "profile")
+
+
+def run_options_given(layout, skip: tuple = ()) -> list[str]:
+    """The run options given (``options.LAYOUT``: the cluster, the layout fields, --mfu, --profile) as
+    ``--name value``, --gpu only when not the default, those named in ``skip`` left out: what a warning
+    names when a mode costs no run (plan --brief and --rules, sweep without --tokens)."""
+    from ..arch.hardware import DEFAULT_GPU
+
+    given = [f"--gpu {layout.gpu}"] if layout.gpu.strip().lower() != DEFAULT_GPU else []
+    return given + [f"--{name.replace('_', '-')} {getattr(layout, name)}" for name in RUN_OPTIONS
+                    if name not in skip and getattr(layout, name) is not None]
+
+
 def fixed_layout(layout) -> tuple:
     """The layout fields given on the command line ((name, value) pairs); the rest is searched."""
     recompute = _choice(layout.recompute, "--recompute", ("none", "selective", "full", "op"))

@@ -214,7 +214,7 @@ def _ignored(brief: bool, rules: bool, rule: str, rule_file, prefer: str, tokens
     """One warning naming the options a mode leaves unused (they were dropped silently): neither --brief nor --rules
     ranks or costs a run, so --prefer and every run option given (``layout``: the cluster, the layout fields, --mfu,
     --profile) go unused; --rules lists a --rule-file's rule beside the others, --brief does not."""
-    from ...arch.hardware import DEFAULT_GPU
+    from ..training import run_options_given
 
     unused = []
     if brief or rules:
@@ -222,10 +222,7 @@ def _ignored(brief: bool, rules: bool, rule: str, rule_file, prefer: str, tokens
         unused += [f"--rule-file {rule_file}"] if rule_file and brief else []
         unused += [f"--prefer {prefer}"] if prefer.strip().lower() != "balanced" else []
         unused += [f"--tokens {' '.join(tokens)}"] if tokens else []
-        unused += [f"--gpu {layout.gpu}"] if layout.gpu.strip().lower() != DEFAULT_GPU else []
-        unused += [f"--{name.replace('_', '-')} {getattr(layout, name)}" for name in
-                   ("gpus", "pp", "zero", "recompute", "micro_batch", "global_batch", "attention", "mfu", "profile")
-                   if getattr(layout, name) is not None]
+        unused += run_options_given(layout)
     if unused:
         mode = "--brief gives only the threshold rule's shape and counts" if brief else "--rules shows every rule's shape"
         warn(f"{mode}: {', '.join(unused)} {'is' if len(unused) == 1 else 'are'} ignored")

@@ -134,12 +134,9 @@ def _rows(values, options, chosen, count_rows, attention: dict, run: tuple, trai
 def _uncosted(layout) -> None:
     """Without a training length no row is costed: one warning naming the run options given, which then go unused
     (--pp still refuses rows shallower than its stages, so it is not among them)."""
-    from ...arch.hardware import DEFAULT_GPU
+    from ..training import run_options_given
 
-    unused = [f"--gpu {layout.gpu}"] if layout.gpu.strip().lower() != DEFAULT_GPU else []
-    unused += [f"--{name.replace('_', '-')} {getattr(layout, name)}" for name in
-               ("gpus", "zero", "recompute", "micro_batch", "global_batch", "attention", "mfu", "profile")
-               if getattr(layout, name) is not None]
+    unused = run_options_given(layout, skip=("pp",))
     if unused:
         warn(f"no --tokens: the rows are not costed (--tokens D with a budget costs each row's run), so {', '.join(unused)} "
              f"{'is' if len(unused) == 1 else 'are'} ignored")
